@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Every difference between the kernels rdmirror builds on (6.1 to the
+ * newest mainline) lives here, so the rest of the module is written
+ * against one API.
+ */
+#ifndef RD_COMPAT_H
+#define RD_COMPAT_H
+
+#include <linux/blkdev.h>
+#include <linux/version.h>
+
+#include "rd_device.h"
+
+/*
+ * A gendisk for a bio-based RAM disk: 512-byte logical and page-sized
+ * physical blocks, discard and write-zeroes in whole pages, no rotation,
+ * no entropy contribution, NOWAIT (md keeps NOWAIT only if every member
+ * has it), I/O statistics on (so iostat shows the reads rd serves).
+ * Returns an ERR_PTR on failure.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 0)
+static inline void rd_compat_set_queue_flags(struct request_queue *q)
+{
+	blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
+#ifdef QUEUE_FLAG_SYNCHRONOUS	/* a hint, new in 6.7 */
+	blk_queue_flag_set(QUEUE_FLAG_SYNCHRONOUS, q);
+#endif
+	blk_queue_flag_set(QUEUE_FLAG_NOWAIT, q);
+	blk_queue_flag_set(QUEUE_FLAG_IO_STAT, q);
+	blk_queue_flag_clear(QUEUE_FLAG_ADD_RANDOM, q);
+}
+#endif
+
+static inline struct gendisk *rd_compat_alloc_disk(void)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+	struct queue_limits lim = {
+		.logical_block_size	= SECTOR_SIZE,
+		.physical_block_size	= PAGE_SIZE,
+		.io_min			= PAGE_SIZE,
+		.max_hw_discard_sectors	= UINT_MAX,
+		.discard_granularity	= PAGE_SIZE,
+		.max_write_zeroes_sectors = UINT_MAX,
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+		.features		= BLK_FEAT_SYNCHRONOUS | BLK_FEAT_NOWAIT |
+					  BLK_FEAT_IO_STAT,
+#endif
+	};
+	struct gendisk *disk = blk_alloc_disk(&lim, NUMA_NO_NODE);
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 0)
+	if (!IS_ERR(disk))
+		rd_compat_set_queue_flags(disk->queue);
+#endif
+	return disk;
+#else
+	struct gendisk *disk = blk_alloc_disk(NUMA_NO_NODE);
+	struct request_queue *q;
+
+	if (!disk)
+		return ERR_PTR(-ENOMEM);
+	q = disk->queue;
+	blk_queue_logical_block_size(q, SECTOR_SIZE);
+	blk_queue_physical_block_size(q, PAGE_SIZE);
+	blk_queue_io_min(q, PAGE_SIZE);
+	blk_queue_max_discard_sectors(q, UINT_MAX);
+	q->limits.discard_granularity = PAGE_SIZE;
+	blk_queue_max_write_zeroes_sectors(q, UINT_MAX);
+	rd_compat_set_queue_flags(q);
+	return disk;
+#endif
+}
+
+/* ->open lost its block_device argument in 6.5. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+static inline int rd_compat_open(struct gendisk *disk, blk_mode_t mode)
+{
+	return rd_disk_open(disk);
+}
+#else
+static inline int rd_compat_open(struct block_device *bdev, fmode_t mode)
+{
+	return rd_disk_open(bdev->bd_disk);
+}
+#endif
+
+#endif /* RD_COMPAT_H */

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rdmirror internals shared by the files of the module: the per-disk state
+ * and the functions each file offers the others.
+ */
+#ifndef RD_DEVICE_H
+#define RD_DEVICE_H
+
+#include <linux/atomic.h>
+#include <linux/blk_types.h>
+#include <linux/types.h>
+#include <linux/xarray.h>
+
+#define RD_PAGE_SECTORS_SHIFT	(PAGE_SHIFT - SECTOR_SHIFT)
+#define RD_PAGE_SECTORS		(1U << RD_PAGE_SECTORS_SHIFT)
+
+struct gendisk;
+
+struct rd_device {
+	int index;
+	bool prealloc;
+	/*
+	 * Set under disk->open_mutex once removal has decided that nobody
+	 * holds the disk open; ->open then refuses, so no opener can slip in
+	 * between that decision and del_gendisk().
+	 */
+	bool deleting;
+	struct gendisk *disk;
+	struct xarray pages;	/* page index -> struct page */
+	atomic_long_t nr_pages;	/* pages in @pages, for allocated_bytes */
+};
+
+/* rd_store.c: the pages behind one disk */
+#define RD_DISCARD_KEEP_PAGES	BIT(0)	/* zero whole pages, do not free them */
+#define RD_DISCARD_QUIESCED	BIT(1)	/* no I/O can run: free without RCU */
+#define RD_DISCARD_MAY_SLEEP	BIT(2)
+
+void rd_store_init(struct rd_device *rd);
+void rd_store_destroy(struct rd_device *rd);
+void rd_store_read(struct rd_device *rd, sector_t sector, struct page *dst,
+		   unsigned int dst_off, unsigned int len);
+int rd_store_write(struct rd_device *rd, sector_t sector, struct page *src,
+		   unsigned int src_off, unsigned int len, gfp_t gfp);
+void rd_store_discard(struct rd_device *rd, sector_t sector,
+		      sector_t nr_sects, unsigned int flags);
+int rd_store_prealloc(struct rd_device *rd, pgoff_t first, pgoff_t end);
+
+static inline u64 rd_store_bytes(struct rd_device *rd)
+{
+	return (u64)atomic_long_read(&rd->nr_pages) << PAGE_SHIFT;
+}
+
+/* rd_io.c: the bio path */
+void rd_submit_bio(struct bio *bio);
+
+/* rd_disk.c: disk lifetime, called by the control device */
+int rd_disk_add(u64 size, u32 flags, u32 *index);
+int rd_disk_remove(u32 index);
+int rd_disk_resize(u32 index, u64 size);
+int rd_disk_free_pages(u32 index);
+int rd_disk_open(struct gendisk *disk);
+int rd_disks_init(unsigned int max_disks);
+void rd_disks_exit(void);
+
+/* rd_control.c: /dev/rdmirror-control */
+int rd_control_init(void);
+void rd_control_exit(void);
+
+#endif /* RD_DEVICE_H */

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The bio path. rdmirror is bio-based like brd: a RAM copy needs no
+ * request queue, no scheduler and no completion context, so every bio is
+ * served and ended in the submitter's context. No lock is taken here
+ * beyond the xarray's own; counters are per page and atomic.
+ */
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/printk.h>
+
+#include "rd_device.h"
+
+static blk_status_t rd_do_rw(struct rd_device *rd, struct bio *bio)
+{
+	sector_t sector = bio->bi_iter.bi_sector;
+	bool write = op_is_write(bio_op(bio));
+	/* md and io_uring may ask us not to block: no reclaim then. */
+	gfp_t gfp = (bio->bi_opf & REQ_NOWAIT) ? GFP_NOWAIT : GFP_NOIO;
+	struct bvec_iter iter;
+	struct bio_vec bv;
+
+	bio_for_each_segment(bv, bio, iter) {
+		unsigned int done = 0;
+
+		/* A segment may straddle two store pages: split it there. */
+		while (done < bv.bv_len) {
+			unsigned int off = (sector & (RD_PAGE_SECTORS - 1)) << SECTOR_SHIFT;
+			unsigned int len = min_t(unsigned int, bv.bv_len - done,
+						 PAGE_SIZE - off);
+
+			if (!write) {
+				rd_store_read(rd, sector, bv.bv_page,
+					      bv.bv_offset + done, len);
+			} else if (rd_store_write(rd, sector, bv.bv_page,
+						  bv.bv_offset + done, len, gfp)) {
+				if (bio->bi_opf & REQ_NOWAIT)
+					return BLK_STS_AGAIN;
+				pr_err_ratelimited("rd%d: out of memory writing sector %llu\n",
+						   rd->index, (unsigned long long)sector);
+				return BLK_STS_RESOURCE;
+			}
+			done += len;
+			sector += len >> SECTOR_SHIFT;
+		}
+	}
+	return BLK_STS_OK;
+}
+
+void rd_submit_bio(struct bio *bio)
+{
+	struct gendisk *disk = bio->bi_bdev->bd_disk;
+	struct rd_device *rd = disk->private_data;
+	bool acct = blk_queue_io_stat(disk->queue);
+	unsigned long start = 0;
+	unsigned int flags;
+
+	if (acct)
+		start = bio_start_io_acct(bio);
+
+	switch (bio_op(bio)) {
+	case REQ_OP_READ:
+	case REQ_OP_WRITE:
+		bio->bi_status = rd_do_rw(rd, bio);
+		break;
+	case REQ_OP_DISCARD:
+	case REQ_OP_WRITE_ZEROES:
+		/* A preallocated disk keeps its pages: resync must not fail later. */
+		flags = 0;
+		if (rd->prealloc || (bio->bi_opf & REQ_NOUNMAP))
+			flags |= RD_DISCARD_KEEP_PAGES;
+		if (!(bio->bi_opf & REQ_NOWAIT))
+			flags |= RD_DISCARD_MAY_SLEEP;
+		rd_store_discard(rd, bio->bi_iter.bi_sector, bio_sectors(bio),
+				 flags);
+		break;
+	default:
+		bio->bi_status = BLK_STS_NOTSUPP;
+		break;
+	}
+
+	if (acct)
+		bio_end_io_acct(bio, start);
+	bio_endio(bio);
+}

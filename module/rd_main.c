@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmirror: RAM block disks made to be the primary read member of an md
+ * RAID1 mirror whose persistent members are write-mostly.
+ */
+#include <linux/init.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/rcupdate.h>
+
+#include "rd_device.h"
+
+#define RD_MAX_DISKS_LIMIT	1024
+
+static unsigned int max_disks = 64;
+module_param(max_disks, uint, 0444);
+MODULE_PARM_DESC(max_disks, "Most rd disks that may exist at once (1-1024, default 64)");
+
+static int __init rd_init(void)
+{
+	int err;
+
+	if (!max_disks || max_disks > RD_MAX_DISKS_LIMIT) {
+		pr_err("rdmirror: max_disks must be 1 to %u, not %u\n",
+		       RD_MAX_DISKS_LIMIT, max_disks);
+		return -EINVAL;
+	}
+	err = rd_disks_init(max_disks);
+	if (err)
+		return err;
+	err = rd_control_init();
+	if (err) {
+		rd_disks_exit();
+		return err;
+	}
+	pr_info("rdmirror: loaded, version " RDMIRROR_VERSION "\n");
+	return 0;
+}
+
+static void __exit rd_exit(void)
+{
+	rd_control_exit();
+	rd_disks_exit();
+	/* Discards may have queued page frees that run our callback. */
+	rcu_barrier();
+}
+
+module_init(rd_init);
+module_exit(rd_exit);
+
+MODULE_DESCRIPTION("RAM disks for the read side of md RAID1 mirrors");
+MODULE_AUTHOR("rdmirror developers");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(RDMIRROR_VERSION);

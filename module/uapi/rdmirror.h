@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * rdmirror control interface, shared by the kernel module and rdctl.
+ *
+ * The module registers the misc device /dev/rdmirror-control. Every ioctl
+ * takes one of the fixed-size structs below. The caller sets @version to
+ * RDMIRROR_ABI_VERSION and zeroes every reserved field (and every field
+ * marked "out"); the kernel rejects anything else with -EINVAL, so that
+ * later versions can give those fields a meaning. All ioctls need
+ * CAP_SYS_ADMIN (-EPERM otherwise).
+ *
+ * Errors:
+ *   EINVAL  wrong version, reserved or out field not zero, unknown flag,
+ *           size 0 or not a multiple of RDMIRROR_SIZE_ALIGN
+ *   ENOMEM  size larger than the machine's RAM, or (preallocate) not
+ *           enough free memory; nothing is left allocated
+ *   ENODEV  no disk with that index
+ *   EBUSY   the disk is open (md member, mount, open file): it cannot be
+ *           removed, shrunk or emptied
+ *   ENOSPC  the module's max_disks limit is reached
+ *   EINTR   preallocation interrupted by a fatal signal
+ */
+#ifndef _UAPI_LINUX_RDMIRROR_H
+#define _UAPI_LINUX_RDMIRROR_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define RDMIRROR_CONTROL_NAME	"rdmirror-control"
+#define RDMIRROR_DISK_PREFIX	"rd"
+#define RDMIRROR_ABI_VERSION	1
+#define RDMIRROR_SIZE_ALIGN	4096ULL
+
+/* rdmirror_add.flags */
+#define RDMIRROR_ADD_PREALLOC	(1U << 0)	/* allocate every page now */
+#define RDMIRROR_ADD_ALL_FLAGS	RDMIRROR_ADD_PREALLOC
+
+/* RDMIRROR_CTL_ADD: create a disk; the new disk is /dev/rd<index>. */
+struct rdmirror_add {
+	__u32 version;		/* in: RDMIRROR_ABI_VERSION */
+	__u32 flags;		/* in: RDMIRROR_ADD_* */
+	__u64 size;		/* in: bytes */
+	__u32 index;		/* out: must be 0 on entry */
+	__u32 reserved0;
+	__u64 reserved[4];
+};
+
+/*
+ * RDMIRROR_CTL_RESIZE: set a new size. Growing works while the disk is in
+ * use; shrinking frees the pages past the new end and needs the disk
+ * closed (EBUSY otherwise).
+ */
+struct rdmirror_resize {
+	__u32 version;		/* in: RDMIRROR_ABI_VERSION */
+	__u32 index;		/* in */
+	__u64 size;		/* in: bytes */
+	__u64 reserved[4];
+};
+
+/*
+ * RDMIRROR_CTL_REMOVE: delete the disk and free its memory.
+ * RDMIRROR_CTL_FREE_PAGES: discard the whole content. A normal disk gives
+ * all its memory back; a preallocated one keeps its pages, zeroed.
+ * Both need the disk closed (EBUSY otherwise).
+ */
+struct rdmirror_disk {
+	__u32 version;		/* in: RDMIRROR_ABI_VERSION */
+	__u32 index;		/* in */
+	__u64 reserved[4];
+};
+
+#define RDMIRROR_IOCTL_MAGIC	0xE6
+#define RDMIRROR_CTL_ADD	_IOWR(RDMIRROR_IOCTL_MAGIC, 0x00, struct rdmirror_add)
+#define RDMIRROR_CTL_REMOVE	_IOW(RDMIRROR_IOCTL_MAGIC, 0x01, struct rdmirror_disk)
+#define RDMIRROR_CTL_RESIZE	_IOW(RDMIRROR_IOCTL_MAGIC, 0x02, struct rdmirror_resize)
+#define RDMIRROR_CTL_FREE_PAGES	_IOW(RDMIRROR_IOCTL_MAGIC, 0x03, struct rdmirror_disk)
+
+/*
+ * Per-disk read-only attributes, in /sys/block/rd<N>/rdmirror/:
+ *   allocated_bytes  memory the disk holds now, in bytes
+ *   preallocated     1 if every page was allocated at creation, else 0
+ * The module version is in /sys/module/rdmirror/version.
+ */
+
+#endif /* _UAPI_LINUX_RDMIRROR_H */
