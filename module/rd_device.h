@@ -7,12 +7,14 @@
 #define RD_DEVICE_H
 
 #include <linux/atomic.h>
+#include <linux/bits.h>
+#include <linux/math.h>
 #include <linux/blk_types.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
 
 #define RD_PAGE_SECTORS_SHIFT	(PAGE_SHIFT - SECTOR_SHIFT)
-#define RD_PAGE_SECTORS		(1U << RD_PAGE_SECTORS_SHIFT)
+#define RD_PAGE_SECTORS		BIT(RD_PAGE_SECTORS_SHIFT)
 
 struct gendisk;
 
@@ -44,6 +46,12 @@ int rd_store_write(struct rd_device *rd, sector_t sector, struct page *src,
 void rd_store_discard(struct rd_device *rd, sector_t sector,
 		      sector_t nr_sects, unsigned int flags);
 int rd_store_prealloc(struct rd_device *rd, pgoff_t first, pgoff_t end);
+
+/* Pages that back @sectors sectors (a partial last page counts). */
+static inline pgoff_t rd_sectors_to_pages(sector_t sectors)
+{
+	return DIV_ROUND_UP((u64)sectors << SECTOR_SHIFT, PAGE_SIZE);
+}
 
 static inline u64 rd_store_bytes(struct rd_device *rd)
 {

@@ -201,9 +201,8 @@ int rd_disk_resize(u32 index, u64 size)
 	if (new > old) {
 		/* Growing is safe while in use: the new range is unreachable until now. */
 		if (rd->prealloc)
-			err = rd_store_prealloc(rd,
-					DIV_ROUND_UP((u64)old << SECTOR_SHIFT, PAGE_SIZE),
-					DIV_ROUND_UP(size, PAGE_SIZE));
+			err = rd_store_prealloc(rd, rd_sectors_to_pages(old),
+						DIV_ROUND_UP(size, PAGE_SIZE));
 		if (!err)
 			set_capacity_and_notify(rd->disk, new);
 	} else if (new < old) {

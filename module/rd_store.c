@@ -196,6 +196,13 @@ int rd_store_prealloc(struct rd_device *rd, pgoff_t first, pgoff_t end)
 	int err = 0;
 	void *old;
 
+	/*
+	 * Refuse what memory cannot hold before taking it: filling all of RAM
+	 * and then failing would push every other task towards the OOM killer.
+	 */
+	if (end - first > (unsigned long)max(si_mem_available(), 0L))
+		return -ENOMEM;
+
 	for (idx = first; idx < end; idx++) {
 		if (fatal_signal_pending(current)) {
 			err = -EINTR;

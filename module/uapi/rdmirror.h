@@ -32,7 +32,7 @@
 #define RDMIRROR_SIZE_ALIGN	4096ULL
 
 /* rdmirror_add.flags */
-#define RDMIRROR_ADD_PREALLOC	(1U << 0)	/* allocate every page now */
+#define RDMIRROR_ADD_PREALLOC	0x1U	/* allocate every page now */
 #define RDMIRROR_ADD_ALL_FLAGS	RDMIRROR_ADD_PREALLOC
 
 /* RDMIRROR_CTL_ADD: create a disk; the new disk is /dev/rd<index>. */

@@ -1,0 +1,205 @@
+# rdmirror: RAM disk as the primary read member of an md RAID1 mirror.
+#
+#   make                  module/rdmirror.ko (for KDIR, default the running
+#                         kernel) and utils/rdctl
+#   make demo             the main job, in a VM: before/after table
+#   make check            every test (installs its own dependencies)
+#   make check-vm         the VM suite alone, on Debian's 6.1 and 6.12
+#   make lint             checkpatch, sparse, W=1, shellcheck, man page
+#   make check-pkg        DKMS builds for 6.1 and 6.12, .debs, install/uninstall,
+#                         and a build against the newest mainline source (7.x)
+#   make install          rdctl, man page, bash completion, systemd unit and
+#                         example config (DESTDIR=, PREFIX=, default /usr/local)
+#   make install-module   rdmirror.ko for KVER (default the running kernel) into
+#                         /lib/modules/KVER/updates, then depmod
+#   make dkms-install     the module sources to /usr/src/rdmirror-VERSION and
+#                         dkms add/build/install for KVER
+#   make uninstall        undoes all three
+#   make deb              build/deb/rdmirror_VERSION-1_amd64.deb and
+#                         build/deb/rdmirror-dkms_VERSION-1_all.deb
+
+KVER ?= $(shell uname -r)
+KDIR ?= /lib/modules/$(KVER)/build
+VERSION := $(shell cat VERSION)
+HOST_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror -D_FORTIFY_SOURCE=2 \
+	-fstack-protector-strong -fPIE -pie -Wl,-z,relro,-z,now
+
+all: module utils
+
+module:
+	@test -d "$(KDIR)" || { echo "no kernel headers at $(KDIR): install them or pass KDIR=/path/to/kernel/build" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/module modules
+
+utils:
+	$(MAKE) -C utils
+
+test/helpers/rd-ioctl: test/helpers/rd-ioctl.c module/uapi/rdmirror.h
+	$(CC) $(HOST_CFLAGS) -o $@ $<
+
+# What the VM suite runs on the host's userspace.
+tools: utils test/helpers/rd-ioctl
+
+deps:
+	test/deps.sh
+
+check: deps
+	test/check
+
+check-vm: deps tools
+	test/vm/run
+
+demo: deps tools
+	test/demo/run
+
+clean:
+	rm -rf build test/helpers/rd-ioctl
+	-$(MAKE) -C utils clean
+	-test -d "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(CURDIR)/module clean
+
+.PHONY: all module utils tools deps check check-vm demo clean
+
+# --- installation ----------------------------------------------------------
+
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+SYSCONFDIR ?= /etc
+SYSTEMDUNITDIR ?= $(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null),/lib/systemd/system)
+DEPMOD ?= depmod
+DKMS ?= dkms
+
+# scripts/ (boot and shutdown): installed when present.
+UNIT_FILE := $(wildcard scripts/rdmirror-restore.service)
+BOOT_SCRIPT := $(wildcard scripts/rdmirror-boot)
+CONF_EXAMPLE := $(wildcard scripts/rdmirror.conf)
+
+# What DKMS needs to build the module: the sources, Kbuild, the VERSION file.
+MODULE_SRCS := $(wildcard module/*.c module/*.h module/uapi/*.h) \
+	module/Kbuild module/Makefile
+DKMS_SRC := $(DESTDIR)/usr/src/rdmirror-$(VERSION)
+MODULE_DEST := $(DESTDIR)/lib/modules/$(KVER)/updates
+
+install: install-utils install-scripts
+
+install-utils:
+	$(MAKE) -C utils install DESTDIR="$(DESTDIR)" SBINDIR="$(SBINDIR)" \
+		MANDIR="$(MANDIR)" COMPLETIONDIR="$(COMPLETIONDIR)"
+
+# The unit and the boot script name rdctl by its path: point them at SBINDIR.
+# The example config goes to /etc only when there is none.
+install-scripts:
+ifneq ($(UNIT_FILE),)
+	install -d -m 0755 "$(DESTDIR)$(SYSTEMDUNITDIR)"
+	sed -e 's|/usr/s\?bin/rdctl|$(SBINDIR)/rdctl|g' \
+		-e 's|/usr/s\?bin/rdmirror-boot|$(SBINDIR)/rdmirror-boot|g' \
+		$(UNIT_FILE) >"$(DESTDIR)$(SYSTEMDUNITDIR)/rdmirror-restore.service"
+	chmod 0644 "$(DESTDIR)$(SYSTEMDUNITDIR)/rdmirror-restore.service"
+endif
+ifneq ($(BOOT_SCRIPT),)
+	install -d -m 0755 "$(DESTDIR)$(SBINDIR)"
+	sed -e 's|/usr/s\?bin/rdctl|$(SBINDIR)/rdctl|g' \
+		$(BOOT_SCRIPT) >"$(DESTDIR)$(SBINDIR)/rdmirror-boot"
+	chmod 0755 "$(DESTDIR)$(SBINDIR)/rdmirror-boot"
+endif
+ifneq ($(CONF_EXAMPLE),)
+	@if [ -e "$(DESTDIR)$(SYSCONFDIR)/rdmirror.conf" ]; then \
+		echo "keeping $(DESTDIR)$(SYSCONFDIR)/rdmirror.conf"; \
+	else \
+		echo "install -D -m 0644 $(CONF_EXAMPLE) $(DESTDIR)$(SYSCONFDIR)/rdmirror.conf"; \
+		install -D -m 0644 $(CONF_EXAMPLE) "$(DESTDIR)$(SYSCONFDIR)/rdmirror.conf"; \
+	fi
+endif
+
+# rdmirror.ko for KVER, without DKMS: it will not follow kernel upgrades.
+install-module: module
+	install -D -m 0644 module/rdmirror.ko "$(MODULE_DEST)/rdmirror.ko"
+	$(if $(DESTDIR),,$(DEPMOD) -a $(KVER))
+
+dkms-install:
+	@test -d "$(KDIR)" || { echo "no kernel headers at $(KDIR): install linux-headers-$(KVER) or pass KVER=" >&2; exit 1; }
+	rm -rf "$(DKMS_SRC)"
+	install -d -m 0755 "$(DKMS_SRC)/module/uapi"
+	for f in $(MODULE_SRCS); do install -m 0644 "$$f" "$(DKMS_SRC)/$$f"; done
+	install -m 0644 VERSION "$(DKMS_SRC)/VERSION"
+	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf >"$(DKMS_SRC)/dkms.conf"
+ifeq ($(DESTDIR),)
+	$(DKMS) status -m rdmirror -v $(VERSION) | grep -q . || $(DKMS) add -m rdmirror -v $(VERSION)
+	$(DKMS) build -m rdmirror -v $(VERSION) -k $(KVER)
+	$(DKMS) install -m rdmirror -v $(VERSION) -k $(KVER)
+endif
+
+# Leaves nothing behind: the files of install, the module installed by
+# install-module for any kernel, and the DKMS module (all kernels) with its
+# sources. /etc/rdmirror.conf goes only when it is still the example.
+uninstall:
+	-$(MAKE) -C utils uninstall DESTDIR="$(DESTDIR)" SBINDIR="$(SBINDIR)" \
+		MANDIR="$(MANDIR)" COMPLETIONDIR="$(COMPLETIONDIR)"
+	rm -f "$(DESTDIR)$(SYSTEMDUNITDIR)/rdmirror-restore.service" \
+		"$(DESTDIR)$(SBINDIR)/rdmirror-boot"
+	@conf="$(DESTDIR)$(SYSCONFDIR)/rdmirror.conf"; \
+	if [ -e "$$conf" ]; then \
+		if [ -n "$(CONF_EXAMPLE)" ] && cmp -s "$$conf" "$(CONF_EXAMPLE)"; then \
+			echo "rm -f $$conf"; rm -f "$$conf"; \
+		else \
+			echo "keeping $$conf: it is not the example any more"; \
+		fi; \
+	fi
+	@for ko in "$(DESTDIR)"/lib/modules/*/updates/rdmirror.ko; do \
+		[ -e "$$ko" ] || continue; \
+		kver=$${ko#"$(DESTDIR)"/lib/modules/}; kver=$${kver%%/*}; \
+		echo "rm -f $$ko"; rm -f "$$ko"; \
+		$(if $(DESTDIR),,$(DEPMOD) -a "$$kver" || true;) \
+	done
+ifeq ($(DESTDIR),)
+	@if dpkg-query -W -f='$${Status}' rdmirror-dkms 2>/dev/null | grep -q 'ok installed'; then \
+		echo "rdmirror-dkms is installed as a package: remove it with apt-get purge rdmirror-dkms"; \
+	else \
+		if command -v $(DKMS) >/dev/null 2>&1; then \
+			for v in $$($(DKMS) status -m rdmirror | sed -n 's|^rdmirror/\([^,:]*\)[,:].*|\1|p' | sort -u); do \
+				echo "$(DKMS) remove -m rdmirror -v $$v --all"; \
+				$(DKMS) remove -m rdmirror -v "$$v" --all; \
+			done; \
+		fi; \
+		echo "rm -rf $(DKMS_SRC)"; rm -rf "$(DKMS_SRC)"; \
+	fi
+else
+	rm -rf "$(DKMS_SRC)"
+endif
+
+# --- Debian packages ----------------------------------------------------------
+
+DEB_DIR := build/deb
+DEB_SRC := $(DEB_DIR)/rdmirror-$(VERSION)
+DEB_REVISION ?= 1
+DEB_MAINTAINER ?= rdmirror maintainers <maintainers@users.noreply.a-seed-2d9470e9.example>
+# The changelog (and so the packages' version) is written from VERSION; its
+# date is the last commit's, so that rebuilding gives the same packages.
+DEB_DATE ?= $(shell date -R -d @$$(git log -1 --format=%ct 2>/dev/null || date +%s))
+
+deb:
+	rm -rf "$(DEB_DIR)"
+	install -d "$(DEB_SRC)/utils" "$(DEB_SRC)/module/uapi" "$(DEB_SRC)/scripts"
+	cp -r debian "$(DEB_SRC)/"
+	cp VERSION dkms.conf Makefile README.md "$(DEB_SRC)/"
+	for f in $(MODULE_SRCS); do cp "$$f" "$(DEB_SRC)/$$f"; done
+	cp utils/Makefile utils/*.c utils/*.h utils/rdctl.8 utils/rdctl.bash-completion "$(DEB_SRC)/utils/"
+	$(if $(wildcard scripts/*),cp -r scripts/* "$(DEB_SRC)/scripts/")
+	printf '%s\n' \
+		"rdmirror ($(VERSION)-$(DEB_REVISION)) unstable; urgency=medium" "" \
+		"  * Release $(VERSION)." "" \
+		" -- $(DEB_MAINTAINER)  $(DEB_DATE)" >"$(DEB_SRC)/debian/changelog"
+	cd "$(DEB_SRC)" && dpkg-buildpackage -us -uc -b
+	ls -l $(DEB_DIR)/*.deb
+
+# --- checks -------------------------------------------------------------------
+
+lint:
+	test/lint
+
+check-pkg:
+	test/pkg/check-dkms
+	test/pkg/check-mainline
+
+.PHONY: install install-utils install-scripts install-module dkms-install \
+	uninstall deb lint check-pkg

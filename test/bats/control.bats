@@ -1,0 +1,197 @@
+#!/usr/bin/env bats
+# The control device: every request, good and bad, and module unload.
+
+load helpers
+
+setup() { rd_common_setup; }
+teardown() { rd_common_teardown; }
+
+@test "control device exists, root-only, and disks appear with their attributes" {
+	[ -c /dev/rdmirror-control ]
+	[ "$(stat -c %a /dev/rdmirror-control)" = 600 ]
+	[ "$(cat /sys/module/rdmirror/version)" = "$(cat "$RD_TOP/VERSION")" ]
+	d=$(rd_add $((64 * MiB)))
+	[ "$d" = rd0 ]
+	[ -b /dev/rd0 ]
+	[ "$(cat /sys/block/rd0/size)" = $((64 * MiB / 512)) ]
+	[ "$(rd_allocated rd0)" = 0 ]
+	[ "$(cat /sys/block/rd0/rdmirror/preallocated)" = 0 ]
+	q=/sys/block/rd0/queue
+	[ "$(cat $q/logical_block_size)" = 512 ]
+	[ "$(cat $q/physical_block_size)" = 4096 ]
+	[ "$(cat $q/rotational)" = 0 ]
+	[ "$(cat $q/discard_granularity)" = 4096 ]
+	[ "$(cat $q/discard_max_bytes)" -gt 0 ]
+	[ "$(cat $q/write_zeroes_max_bytes)" -gt 0 ]
+	[ "$(cat $q/write_cache)" = "write through" ]
+	# No partitions, even when asked.
+	[ "$(cat /sys/block/rd0/ext_range)" = 1 ]
+}
+
+@test "indexes are the lowest free ones" {
+	[ "$(rd_add $MiB)" = rd0 ]
+	[ "$(rd_add $MiB)" = rd1 ]
+	[ "$(rd_add $MiB)" = rd2 ]
+	rd_remove rd1
+	[ ! -e /sys/block/rd1 ]
+	[ "$(rd_add $MiB)" = rd1 ]
+}
+
+@test "add refuses size 0, unaligned sizes and sizes above RAM" {
+	run rd-ioctl add size=0
+	[ "$status" = 1 ] && [ "$output" = EINVAL ]
+	for s in 512 4095 4097 $((MiB + 512)); do
+		run rd-ioctl add size=$s
+		[ "$status" = 1 ] && [ "$output" = EINVAL ]
+	done
+	ram=$(awk '/^MemTotal:/ { print $2 * 1024 }' /proc/meminfo)
+	run rd-ioctl add size=$(((ram / 4096 + 1024) * 4096))
+	[ "$status" = 1 ] && [ "$output" = ENOMEM ]
+	run rd-ioctl add size=$((1 << 62))
+	[ "$output" = ENOMEM ]
+	run rd-ioctl add size=18446744073709547520
+	[ "$output" = ENOMEM ]
+	[ ! -e /sys/block/rd0 ]
+}
+
+@test "add refuses unknown flags, a wrong version and non-zero reserved or out fields" {
+	for args in "flags=2" "flags=0x80000000" "version=0" "version=2" \
+		"index=3" "reserved0=1" "reserved=1"; do
+		run rd-ioctl add size=$MiB $args
+		[ "$status" = 1 ] || { echo "accepted: $args"; false; }
+		[ "$output" = EINVAL ] || { echo "$args: $output"; false; }
+	done
+	[ ! -e /sys/block/rd0 ]
+}
+
+@test "remove, resize and free refuse unknown disks, wrong versions, reserved fields" {
+	for op in remove free; do
+		run rd-ioctl $op index=0
+		[ "$output" = ENODEV ]
+		run rd-ioctl $op index=4294967295
+		[ "$output" = ENODEV ]
+	done
+	run rd-ioctl resize index=0 size=$MiB
+	[ "$output" = ENODEV ]
+	rd_add $MiB
+	for op in remove free; do
+		run rd-ioctl $op index=0 version=7
+		[ "$output" = EINVAL ]
+		run rd-ioctl $op index=0 reserved=1
+		[ "$output" = EINVAL ]
+	done
+	run rd-ioctl resize index=0 size=$((2 * MiB)) reserved=1
+	[ "$output" = EINVAL ]
+	run rd-ioctl resize index=0 size=0
+	[ "$output" = EINVAL ]
+	run rd-ioctl resize index=0 size=6000
+	[ "$output" = EINVAL ]
+	run rd-ioctl resize index=0 size=$((1 << 62))
+	[ "$output" = ENOMEM ]
+	[ "$(cat /sys/block/rd0/size)" = $((MiB / 512)) ]
+	[ -e /sys/block/rd0 ]
+}
+
+@test "unknown ioctl is ENOTTY; without CAP_SYS_ADMIN every ioctl is EPERM" {
+	run rd-ioctl bogus
+	[ "$output" = ENOTTY ]
+	rd_add $MiB
+	nocap="setpriv --inh-caps=-sys_admin --bounding-set=-sys_admin"
+	run $nocap rd-ioctl add size=$MiB
+	[ "$output" = EPERM ]
+	run $nocap rd-ioctl remove index=0
+	[ "$output" = EPERM ]
+	run $nocap rd-ioctl resize index=0 size=$((2 * MiB))
+	[ "$output" = EPERM ]
+	run $nocap rd-ioctl free index=0
+	[ "$output" = EPERM ]
+	[ -e /sys/block/rd0 ] && [ ! -e /sys/block/rd1 ]
+}
+
+@test "max_disks caps the number of disks with ENOSPC" {
+	rmmod rdmirror
+	modprobe rdmirror max_disks=3
+	[ "$(cat /sys/module/rdmirror/parameters/max_disks)" = 3 ]
+	rd_add $MiB && rd_add $MiB && rd_add $MiB
+	run rd-ioctl add size=$MiB
+	[ "$output" = ENOSPC ]
+	rd_remove rd1
+	[ "$(rd_add $MiB)" = rd1 ]
+	rd_cleanup
+	rmmod rdmirror
+	run modprobe rdmirror max_disks=0
+	[ "$status" != 0 ]
+	run modprobe rdmirror max_disks=5000
+	[ "$status" != 0 ]
+	modprobe rdmirror
+}
+
+@test "grow and shrink: data kept, shrink frees the cut pages" {
+	rd_add $((8 * MiB))
+	head -c $((8 * MiB)) /dev/urandom >"$T/data"
+	dd if="$T/data" of=/dev/rd0 bs=1M oflag=direct status=none
+	rd-ioctl resize index=0 size=$((16 * MiB))
+	[ "$(blockdev --getsize64 /dev/rd0)" = $((16 * MiB)) ]
+	cmp -n $((8 * MiB)) /dev/rd0 "$T/data"
+	cmp -n $((8 * MiB)) -i $((8 * MiB)):0 /dev/rd0 /dev/zero
+	dd if="$T/data" of=/dev/rd0 bs=1M seek=8 oflag=direct status=none
+	[ "$(rd_allocated rd0)" = $((16 * MiB)) ]
+	rd-ioctl resize index=0 size=$((4 * MiB))
+	[ "$(rd_allocated rd0)" = $((4 * MiB)) ]
+	[ "$(blockdev --getsize64 /dev/rd0)" = $((4 * MiB)) ]
+	cmp -n $((4 * MiB)) /dev/rd0 "$T/data"
+	# Growing again shows zeros, not the old content.
+	rd-ioctl resize index=0 size=$((8 * MiB))
+	cmp -n $((4 * MiB)) -i $((4 * MiB)):0 /dev/rd0 /dev/zero
+}
+
+@test "preallocate: full size allocated at once, kept across discard, grows allocated" {
+	rd_add $((32 * MiB)) prealloc
+	[ "$(cat /sys/block/rd0/rdmirror/preallocated)" = 1 ]
+	[ "$(rd_allocated rd0)" = $((32 * MiB)) ]
+	cmp -n $((32 * MiB)) /dev/rd0 /dev/zero
+	head -c $((4 * MiB)) /dev/urandom | dd of=/dev/rd0 oflag=direct bs=1M status=none
+	blkdiscard /dev/rd0
+	[ "$(rd_allocated rd0)" = $((32 * MiB)) ]
+	cmp -n $((32 * MiB)) /dev/rd0 /dev/zero
+	rd-ioctl resize index=0 size=$((48 * MiB))
+	[ "$(rd_allocated rd0)" = $((48 * MiB)) ]
+	rd-ioctl free index=0
+	[ "$(rd_allocated rd0)" = $((48 * MiB)) ]
+}
+
+@test "preallocation larger than free memory fails with ENOMEM and frees everything" {
+	free_before=$(awk '/^MemFree:/ { print $2 }' /proc/meminfo)
+	total=$(awk '/^MemTotal:/ { print $2 * 1024 }' /proc/meminfo)
+	run rd-ioctl add size=$(((total / 4096 - 256) * 4096)) flags=1
+	[ "$status" = 1 ] && [ "$output" = ENOMEM ]
+	[ ! -e /sys/block/rd0 ]
+	sync; echo 3 >/proc/sys/vm/drop_caches
+	free_after=$(awk '/^MemFree:/ { print $2 }' /proc/meminfo)
+	# Within 16 MiB of where it was (page cache and slab move a little).
+	[ $((free_before - free_after)) -lt 16384 ]
+	# And the machine still works: a normal disk can be made.
+	[ "$(rd_add $((64 * MiB)) prealloc)" = rd0 ]
+}
+
+@test "free-all empties a disk and returns its memory" {
+	rd_add $((16 * MiB))
+	head -c $((16 * MiB)) /dev/urandom | dd of=/dev/rd0 bs=1M oflag=direct status=none
+	[ "$(rd_allocated rd0)" = $((16 * MiB)) ]
+	rd-ioctl free index=0
+	[ "$(rd_allocated rd0)" = 0 ]
+	cmp -n $((16 * MiB)) /dev/rd0 /dev/zero
+}
+
+@test "module unload removes idle disks and is refused while one is open" {
+	rd_add $((8 * MiB)) && rd_add $((8 * MiB))
+	dd if=/dev/urandom of=/dev/rd1 bs=1M count=8 oflag=direct status=none
+	exec 8</dev/rd0
+	run rmmod rdmirror
+	[ "$status" != 0 ]
+	[ -e /sys/block/rd0 ]
+	exec 8<&-
+	rmmod rdmirror
+	[ ! -e /sys/block/rd0 ] && [ ! -e /sys/block/rd1 ]
+	[ ! -e /dev/rdmirror-control ]
+}

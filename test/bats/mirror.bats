@@ -1,0 +1,66 @@
+#!/usr/bin/env bats
+# The product's reason to exist: md RAID1 of rd0 and a write-mostly disk,
+# reads served by rd0 alone.
+
+load helpers
+
+setup() { rd_common_setup; }
+teardown() { rd_common_teardown; }
+
+@test "RAID1 rd0 + write-mostly disk: syncs, keeps files, random reads come from rd0 only" {
+	hdd=$(hdd 1)
+	rd_add $((256 * MiB))
+	mdadm --create /dev/md0 --run --level=1 --raid-devices=2 --metadata=1.2 \
+		/dev/rd0 --write-mostly "/dev/$hdd" 2>/dev/null
+	mdadm --wait /dev/md0 || true
+	[ "$(cat /sys/block/md0/md/array_state)" = clean ] || [ "$(cat /sys/block/md0/md/array_state)" = active ]
+	[ "$(cat /sys/block/md0/md/degraded)" = 0 ]
+	[ "$(cat /sys/block/md0/md/sync_action)" = idle ]
+	grep -q write_mostly "/sys/block/md0/md/dev-$hdd/state"
+	run grep -q write_mostly /sys/block/md0/md/dev-rd0/state
+	[ "$status" = 1 ]
+
+	mkfs.ext4 -q /dev/md0
+	mkdir -p /tmp/rdtest-md
+	mount /dev/md0 /tmp/rdtest-md
+	for i in 1 2 3 4; do head -c $((4 * MiB)) /dev/urandom >"/tmp/rdtest-md/f$i"; done
+	(cd /tmp/rdtest-md && sha256sum f*) >"$T/sums"
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	(cd /tmp/rdtest-md && sha256sum -c --quiet "$T/sums")
+	umount /tmp/rdtest-md
+
+	# Every write lands on the persistent member too.
+	mdadm --stop /dev/md0
+	mdadm --assemble /dev/md0 --run "/dev/$hdd" 2>/dev/null
+	mount -o ro /dev/md0 /tmp/rdtest-md
+	(cd /tmp/rdtest-md && sha256sum -c --quiet "$T/sums")
+	umount /tmp/rdtest-md
+	mdadm /dev/md0 --add /dev/rd0 2>/dev/null
+	mdadm --wait /dev/md0 || true
+	[ "$(cat /sys/block/md0/md/degraded)" = 0 ]
+
+	echo 3 >/proc/sys/vm/drop_caches
+	hdd_before=$(disk_reads "$hdd")
+	rd_before=$(disk_reads rd0)
+	fio --name=randread --filename=/dev/md0 --rw=randread --bs=4k \
+		--direct=1 --ioengine=psync --number_ios=2000 --size=200M \
+		--output-format=terse >/dev/null
+	hdd_after=$(disk_reads "$hdd")
+	rd_after=$(disk_reads rd0)
+	echo "reads: rd0 +$((rd_after - rd_before)), $hdd +$((hdd_after - hdd_before))"
+	[ "$hdd_after" = "$hdd_before" ]
+	[ $((rd_after - rd_before)) -ge 2000 ]
+}
+
+@test "NOWAIT: rd0 takes RWF_NOWAIT I/O, and so does md over rd0 + a disk" {
+	rd_add $((64 * MiB))
+	nowait-io /dev/rd0
+	mdadm --create /dev/md0 --run --level=1 --raid-devices=2 --metadata=1.2 \
+		/dev/rd0 --write-mostly "/dev/$(hdd 2)" 2>/dev/null
+	mdadm --wait /dev/md0 || true
+	nowait-io /dev/md0
+	fio --name=nowait --filename=/dev/md0 --rw=randrw --bs=4k --ioengine=io_uring \
+		--iodepth=16 --direct=1 --size=32M --verify=crc32c --verify_fatal=1 \
+		--output-format=terse >/dev/null
+}

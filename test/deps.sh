@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Install everything the build and the tests need, from Debian's packages
+# and PyPI. Quick when all is there already; needs root otherwise.
+set -euo pipefail
+
+debs=(
+	build-essential pkg-config libjansson-dev libkmod-dev kmod
+	linux-headers-amd64 linux-image-amd64
+	linux-headers-6.12-amd64 linux-image-6.12-amd64
+	qemu-system-x86 busybox-static udev mdadm fio bats e2fsprogs util-linux
+	valgrind shellcheck sparse
+	python3-jsonschema python3-pip
+)
+
+missing=()
+for p in "${debs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$p")
+done
+if ((${#missing[@]})); then
+	echo "deps: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q
+	apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+if ! command -v vng >/dev/null 2>&1; then
+	echo "deps: installing virtme-ng"
+	# Debian's pip refuses system-wide installs; a pyenv pip does not.
+	pip install -q virtme-ng 2>/dev/null ||
+		pip install -q --break-system-packages virtme-ng
+fi
+command -v vng >/dev/null
