@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * LD_PRELOAD shim for host tests: answers the rdmirror control ioctls
+ * without a kernel module, so that rdctl --attach/--detach/--resize/--flush
+ * run end to end against a fake tree with a regular file standing in for
+ * /dev/rdmirror-control.
+ *   RDCTL_FAKE_IOCTL_ERRNO=EBUSY   fail every control ioctl with that errno
+ *   RDCTL_FAKE_INDEX=N             index returned by ADD (default 3)
+ * The shim checks what the kernel checks about the structs: the ABI
+ * version, and that reserved and "out" fields are zero (else EINVAL).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include <rdmirror.h>
+
+int ioctl(int fd, unsigned long req, ...);
+
+static int errno_by_name(const char *s)
+{
+	static const struct { const char *name; int e; } t[] = {
+		{ "EPERM", EPERM }, { "ENOMEM", ENOMEM }, { "ENOSPC", ENOSPC }, { "ENODEV", ENODEV },
+		{ "EINVAL", EINVAL }, { "EBUSY", EBUSY }, { "EINTR", EINTR }, { "ENOTTY", ENOTTY },
+		{ "EIO", EIO },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (!strcmp(s, t[i].name))
+			return t[i].e;
+	return EIO;
+}
+
+static int zero(const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	for (size_t i = 0; i < n; i++)
+		if (c[i])
+			return 0;
+	return 1;
+}
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	int (*real)(int, unsigned long, ...);
+	const char *e = getenv("RDCTL_FAKE_IOCTL_ERRNO");
+	const char *idx = getenv("RDCTL_FAKE_INDEX");
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (req != RDMIRROR_CTL_ADD && req != RDMIRROR_CTL_REMOVE &&
+	    req != RDMIRROR_CTL_RESIZE && req != RDMIRROR_CTL_FREE_PAGES) {
+		real = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT, "ioctl");
+		return real ? real(fd, req, arg) : (errno = ENOSYS, -1);
+	}
+	if (e && *e) {
+		errno = errno_by_name(e);
+		return -1;
+	}
+	if (req == RDMIRROR_CTL_ADD) {
+		struct rdmirror_add *a = arg;
+
+		if (a->version != RDMIRROR_ABI_VERSION || a->index || a->reserved0 ||
+		    !zero(a->reserved, sizeof(a->reserved)) || (a->flags & ~RDMIRROR_ADD_ALL_FLAGS)) {
+			errno = EINVAL;
+			return -1;
+		}
+		a->index = idx ? (unsigned)atoi(idx) : 3;
+	} else if (req == RDMIRROR_CTL_RESIZE) {
+		struct rdmirror_resize *r = arg;
+
+		if (r->version != RDMIRROR_ABI_VERSION || !zero(r->reserved, sizeof(r->reserved))) {
+			errno = EINVAL;
+			return -1;
+		}
+	} else {
+		struct rdmirror_disk *d = arg;
+
+		if (d->version != RDMIRROR_ABI_VERSION || !zero(d->reserved, sizeof(d->reserved))) {
+			errno = EINVAL;
+			return -1;
+		}
+	}
+	return 0;
+}

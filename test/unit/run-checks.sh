@@ -1,0 +1,301 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Host-side checks of rdctl, run by `make -C utils check`:
+#   the C unit tests, rdctl run end to end on a fake sysfs/proc/dev tree
+#   (the control ioctls answered by the fake_ioctl.so LD_PRELOAD shim),
+#   valgrind runs, every JSON document validated against rdctl.schema.json,
+#   and the man page. Ends with one line "N passed, N failed".
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+utils=$(cd "$here/../../utils" && pwd)
+rdctl=$utils/rdctl
+schema=$utils/rdctl.schema.json
+shim=$here/fake_ioctl.so
+version=$(cat "$utils/../VERSION")
+
+passed=0
+failed=0
+tmp=$(mktemp -d /tmp/rdctl-check.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+pass() { passed=$((passed + 1)); }
+fail() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+
+# --- C unit tests ---------------------------------------------------------
+if "$here/unit_tests" >"$tmp/unit.out" 2>"$tmp/unit.err"; then :; fi
+cat "$tmp/unit.err" >&2
+line=$(grep -E '^unit: [0-9]+ passed, [0-9]+ failed$' "$tmp/unit.out" || true)
+if [ -z "$line" ]; then
+	fail "unit_tests did not report its counts"
+else
+	read -r _ p _ f _ <<<"$line"
+	passed=$((passed + p))
+	failed=$((failed + f))
+fi
+
+# --- fake tree --------------------------------------------------------------
+root=$tmp/root
+"$here/mkfaketree" "$root" || { echo "cannot build the fake tree" >&2; exit 1; }
+export RDCTL_SYSFS_ROOT=$root/sys RDCTL_PROC_ROOT=$root/proc RDCTL_DEV_ROOT=$root/dev
+# an empty modules directory: libkmod finds no rdmirror, and never loads a real one
+export RDCTL_MODULES_DIR=$root/lib/modules
+mkdir -p "$RDCTL_MODULES_DIR"
+: >"$root/dev/rdmirror-control"	# a regular file: the shim answers its ioctls
+
+# run NAME EXIT ARGS...: run rdctl with the shim; keep stdout/stderr in
+# $out/$err; count a test for the exit status.
+out=$tmp/out err=$tmp/err
+run() {
+	local name=$1 want=$2 got
+	shift 2
+	LD_PRELOAD=$shim "$rdctl" "$@" >"$out" 2>"$err"
+	got=$?
+	if [ "$got" -eq "$want" ]; then pass; else fail "$name: exit $got, want $want (rdctl $*): $(cat "$err")"; fi
+}
+
+expect_out() {	# NAME TEXT: stdout is exactly TEXT
+	if [ "$(cat "$out")" = "$2" ]; then pass; else fail "$1: stdout is '$(cat "$out")', want '$2'"; fi
+}
+expect_err() {	# NAME TEXT: stderr is exactly one line "rdctl: TEXT"
+	if [ "$(wc -l <"$err")" -eq 1 ] && [ "$(cat "$err")" = "rdctl: $2" ]; then pass
+	else fail "$1: stderr is '$(cat "$err")', want 'rdctl: $2'"; fi
+}
+expect_err_has() {	# NAME TEXT: stderr is one line starting "rdctl: " and holding TEXT
+	if [ "$(wc -l <"$err")" -eq 1 ] && grep -q '^rdctl: ' "$err" && grep -qF -- "$2" "$err"; then pass
+	else fail "$1: stderr '$(cat "$err")' lacks '$2'"; fi
+}
+expect_out_has() {
+	if grep -qF -- "$2" "$out"; then pass; else fail "$1: stdout lacks '$2': $(cat "$out")"; fi
+}
+expect_no_out() {
+	if [ ! -s "$out" ]; then pass; else fail "$1: unexpected stdout: $(cat "$out")"; fi
+}
+
+# vg NAME EXIT ARGS...: run rdctl under valgrind (leaks and errors fail)
+vg() {	# NAME EXIT ARGS...
+	local name=$1 want=$2 got
+	shift 2
+	if ! command -v valgrind >/dev/null; then
+		fail "valgrind $name: valgrind is not installed (apt-get install valgrind)"
+		return
+	fi
+	LD_PRELOAD=$shim valgrind -q --error-exitcode=99 --leak-check=full \
+		--errors-for-leak-kinds=definite,indirect "$rdctl" "$@" >"$out" 2>"$err"
+	got=$?
+	if [ "$got" -eq "$want" ]; then pass; else fail "valgrind $name: exit $got, want $want: $(cat "$err")"; fi
+}
+njson=0
+validate() {	# NAME KEYS: stdout is one valid document with these top-level keys
+	local rc
+	njson=$((njson + 1))
+	cp "$out" "$tmp/doc$njson.json"
+	/usr/bin/python3 "$here/validate-json.py" "$schema" "$2" "$tmp/doc$njson.json"
+	rc=$?
+	if [ "$rc" -eq 0 ]; then pass
+	elif [ "$rc" -eq 3 ]; then fail "$1: cannot validate JSON: python3-jsonschema missing"
+	else fail "$1: JSON invalid against the schema"; fi
+}
+expect_code() {	# NAME CODE: stdout is an error document with that code
+	validate "$1" error
+	if /usr/bin/python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["error"]["code"] != sys.argv[2])' \
+		"$out" "$2" 2>/dev/null; then pass; else fail "$1: error code is not $2: $(cat "$out")"; fi
+}
+
+# --- read-only commands ------------------------------------------------------
+run list 0 --list
+expect_out_has "list header" "DEVICE     SIZE     USED  PREALLOC  MIRROR  ROLE    STATE"
+expect_out_has "list rd0" "rd0       2 GiB  512 MiB  no        md0     active  active, resync 25.0%"
+expect_out_has "list rd1" "rd1     128 MiB  128 MiB  yes       -       -       mounted on /mnt/rd one"
+run "list json" 0 -l -j
+validate "list json" disks
+run status 0 -s
+expect_out_has "status module" "module:  rdmirror 0.1.0 loaded"
+expect_out_has "status memory" "memory:  total 16 GiB, available 1 GiB, held by rd disks 640 MiB"
+expect_out_has "status array" "md0: raid1, active, degraded 0, raid disks 3"
+expect_out_has "status sync" "sync: resync 25.0% at 100 MiB/s, ETA 15s"
+expect_out_has "status member" "sdb     persistent  yes           active  in_sync,write_mostly"
+expect_out_has "status warn wm" "persistent member sdc is not write-mostly"
+expect_out_has "status warn sync" "resync running (25.0%): reads are not yet served from RAM"
+expect_out_has "status warn mem" "rd0 (2 GiB) may still need 1.5 GiB of RAM but only 1 GiB is available"
+run "status json" 0 --status --json
+validate "status json" module,memory,disks,arrays,warnings
+run version 0 --version
+expect_out_has version "rdctl $version"
+run "version json" 0 -V -j
+validate "version json" version
+run help 0 --help
+expect_out_has help "Usage: rdctl COMMAND [OPTIONS]"
+
+# --- attach ------------------------------------------------------------------
+run attach 0 --attach 512
+expect_out attach "Attached device rd3 of size 512 MiB"
+run "attach short" 0 -a 2G --force
+expect_out "attach 2G" "Attached device rd3 of size 2048 MiB"
+run "attach over memory" 1 -a 2048
+expect_no_out "attach over memory"
+expect_err "attach over memory" "attaching this disk needs 2048 MiB, more than the available memory (1024 MiB): use a smaller size, or --force"
+run "attach json" 0 -a 1G --prealloc --json
+validate "attach json" attached
+for e in EPERM ENOMEM ENOSPC EINVAL EINTR ENOTTY EIO; do
+	RDCTL_FAKE_IOCTL_ERRNO=$e run "attach $e" 1 -a 512
+	expect_no_out "attach $e"
+	RDCTL_FAKE_IOCTL_ERRNO=$e run "attach $e json" 1 -a 512 --json
+	expect_code "attach $e json" "$e"
+done
+RDCTL_FAKE_IOCTL_ERRNO=EPERM run "attach EPERM" 1 -a 512
+expect_err "attach EPERM" "attach needs root (CAP_SYS_ADMIN): run rdctl as root"
+RDCTL_FAKE_IOCTL_ERRNO=ENOSPC run "attach ENOSPC" 1 -a 512
+expect_err_has "attach ENOSPC" "max_disks limit is reached"
+RDCTL_FAKE_IOCTL_ERRNO=ENODEV run "attach ENODEV" 1 -a 512
+expect_err "attach ENODEV" "attach failed: No such device (ENODEV): see dmesg"
+RDCTL_FAKE_IOCTL_ERRNO=ENOSPC run "flush ENOSPC" 1 -f rd2
+expect_err "flush ENOSPC" "flush of rd2 failed: No space left on device (ENOSPC): see dmesg"
+RDCTL_FAKE_IOCTL_ERRNO=EINTR run "detach EINTR" 1 -d rd2
+expect_err "detach EINTR" "detach was interrupted: nothing was changed; try again"
+RDCTL_FAKE_IOCTL_ERRNO=ENOMEM run "attach ENOMEM" 1 -a 512 --prealloc
+expect_err_has "attach ENOMEM" "not enough memory for a 512 MiB disk (preallocation needs all of it free now): choose a smaller size or free memory"
+
+# --- detach ------------------------------------------------------------------
+run detach 0 --detach rd0
+expect_out detach "Detached device rd0"
+run "detach /dev" 0 -d /dev/rd2
+expect_out "detach /dev" "Detached device rd2"
+run "detach json" 0 -d rd1 -j
+validate "detach json" detached
+RDCTL_FAKE_IOCTL_ERRNO=EBUSY run "detach md member" 1 -d rd0
+expect_no_out "detach md member"
+expect_err "detach md member" "rd0 is a member of md0: remove it with mdadm /dev/md0 --fail /dev/rd0 --remove /dev/rd0 first"
+RDCTL_FAKE_IOCTL_ERRNO=EBUSY run "detach mounted" 1 -d rd1
+expect_err "detach mounted" "rd1 is mounted on /mnt/rd one: unmount it first"
+RDCTL_FAKE_IOCTL_ERRNO=EBUSY run "detach open" 1 -d rd2
+expect_err "detach open" "rd2 is open by a process: see fuser -v /dev/rd2"
+RDCTL_FAKE_IOCTL_ERRNO=EBUSY run "detach busy json" 1 -d rd0 --json
+expect_code "detach busy json" EBUSY
+RDCTL_FAKE_IOCTL_ERRNO=ENODEV run "detach missing" 1 -d rd7
+expect_err "detach missing" "no such disk rd7: see rdctl --list"
+
+# --- resize, flush -----------------------------------------------------------
+RDCTL_FAKE_IOCTL_ERRNO=ENOMEM run "resize ENOMEM" 1 -r rd2 8M
+expect_err "resize ENOMEM" "not enough memory to resize rd2 to 8 MiB: choose a smaller size or free memory"
+RDCTL_FAKE_IOCTL_ERRNO=EINVAL run "resize EINVAL" 1 -r rd2 8M
+expect_err_has "resize EINVAL" "the kernel refused resize as invalid (EINVAL)"
+run resize 0 --resize rd2 4M
+expect_out resize "Resized device rd2 from 1 MiB to 4 MiB"
+run "resize /dev" 0 -r /dev/rd2 4096K -j
+validate "resize json" resized
+run "resize over memory" 1 -r rd0 8G
+expect_err_has "resize over memory" "growing this disk needs 6144 MiB, more than the available memory (1024 MiB)"
+run "resize force" 0 -r rd0 8G --force
+run "resize missing" 1 -r rd9 1G
+expect_err "resize missing" "no such disk rd9: see rdctl --list"
+RDCTL_FAKE_IOCTL_ERRNO=EBUSY run "resize busy" 1 -r rd0 1G
+expect_err_has "resize busy" "cannot shrink rd0 while it is in use (it can only grow): rd0 is a member of md0"
+run flush 0 --flush rd1
+expect_out flush "Flushed device rd1: freed 0 B"
+run "flush json" 0 -f rd1 -j
+validate "flush json" flushed
+RDCTL_FAKE_IOCTL_ERRNO=EBUSY run "flush busy" 1 -f rd0
+expect_err_has "flush busy" "rd0 is a member of md0"
+
+# --- usage errors: exit 2, one line, nothing on stdout --------------------------
+usage() {	# NAME TEXT ARGS...
+	local name=$1 text=$2
+	shift 2
+	run "$name" 2 "$@"
+	expect_no_out "$name"
+	expect_err_has "$name" "$text"
+}
+usage "size negative" "cannot be negative" -a -5
+usage "size zero" "larger than 0" -a 0
+usage "size unit" "unknown unit 'x'" -a 12x
+usage "size empty" "empty size" -a ""
+usage "size overflow" "too large" -a 99999999999999999999
+usage "size unaligned" "not a multiple of 4 KiB" -a 5K
+usage "size resize" "unknown unit 'q'" -r rd0 1q
+usage "bad name" "invalid disk name 'sda'" -d sda
+usage "bad name 2" "invalid disk name 'rd'" -f rd
+usage "no command" "no command given" 
+usage "two commands" "--list and --status cannot be used together" -l -s
+usage "unknown long" "unknown option '--frobnicate'" --frobnicate
+usage "unknown short" "unknown option '-x'" -x
+usage "missing arg" "option --attach needs an argument" --attach
+usage "resize no size" "--resize needs a disk and a size" -r rd0
+usage "extra arg" "unexpected argument 'extra'" -l extra
+usage "prealloc alone" "--prealloc goes with --attach only" -l --prealloc
+usage "force alone" "--force goes with --attach or --resize only" -d rd0 --force
+run "restore later" 1 --restore
+expect_err "restore later" "--restore is not implemented in rdctl $version yet"
+run "config later" 1 --config /etc/rdmirror.conf --json
+expect_code "config later" ENOSYS
+run "usage json" 2 -a 12x --json
+expect_code "usage json" USAGE
+
+# --- module absent -------------------------------------------------------------
+mv "$root/sys/module/rdmirror" "$root/sys/module/rdmirror.off"
+mv "$root/dev/rdmirror-control" "$root/dev/rdmirror-control.off"
+run "detach no module" 1 -d rd0
+expect_err "detach no module" "the rdmirror module is not loaded, so there is no rd disk: see rdctl --list"
+run "attach no module" 1 -a 512
+expect_no_out "attach no module"
+expect_err_has "attach no module" "the rdmirror module is not installed for the running kernel $(uname -r): install it"
+vg "attach no module" 1 -a 512 --json
+run "status no module" 0 -s -j
+validate "status no module" module,memory,disks,arrays,warnings
+mv "$root/sys/module/rdmirror.off" "$root/sys/module/rdmirror"
+mv "$root/dev/rdmirror-control.off" "$root/dev/rdmirror-control"
+
+# --- a sysfs attribute that cannot be read: a clear error, not a wrong table ----------
+a=$root/sys/block/rd0/rdmirror/allocated_bytes
+mv "$a" "$a.off" && mkdir "$a"
+run "sysfs unreadable" 1 --list
+expect_no_out "sysfs unreadable"
+expect_err_has "sysfs unreadable" "cannot read the rd disks in $root/sys/block: Is a directory"
+run "sysfs unreadable json" 1 --status --json
+expect_code "sysfs unreadable json" EISDIR
+vg "sysfs unreadable" 1 --list
+rmdir "$a" && mv "$a.off" "$a"
+
+# --- valgrind runs --------------------------------------------------------------------
+if command -v valgrind >/dev/null; then
+	if valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+		"$here/unit_tests" >"$out" 2>"$err"; then pass
+	else fail "valgrind unit_tests: $(grep -v '^FAIL' "$err" | head -20)"; fi
+fi
+vg list 0 --list
+vg status 0 --status
+vg "list json" 0 --list --json
+vg "status json" 0 --status --json
+vg "bad size" 2 --attach 12x
+vg "bad size json" 2 --attach 12x --json
+vg attach 0 --attach 512 --json
+RDCTL_FAKE_IOCTL_ERRNO=EBUSY vg "detach busy" 1 --detach rd0 --json
+vg resize 0 --resize rd2 8M
+vg flush 0 --flush rd1 --json
+vg version 0 --version --json
+
+# --- man page and --help -------------------------------------------------------------
+if command -v man >/dev/null; then
+	man --warnings -l "$utils/rdctl.8" 2>"$tmp/man.err" >/dev/null
+	rc=$?
+elif command -v groff >/dev/null; then
+	groff -man -ww -z "$utils/rdctl.8" 2>"$tmp/man.err"
+	rc=$?
+else
+	rc=1
+	echo "neither man nor groff is installed (apt-get install man-db)" >"$tmp/man.err"
+fi
+if [ "$rc" -eq 0 ] && [ ! -s "$tmp/man.err" ]; then pass; else fail "man page: $(cat "$tmp/man.err")"; fi
+"$rdctl" --help >"$tmp/help"
+grep -oE -- '--[a-z]+' "$tmp/help" | sort -u >"$tmp/help.opts"
+# options the man page sets in bold (.B/.BR lines starting with one), not mdadm's in examples
+grep -E '^\.BR? \\-' "$utils/rdctl.8" | grep -oE -- '\\-\\-[a-z]+' | sed 's/\\//g' | sort -u >"$tmp/man.opts"
+while read -r opt; do
+	if grep -qxF -- "$opt" "$tmp/man.opts"; then pass; else fail "--help names $opt, rdctl.8 does not"; fi
+done <"$tmp/help.opts"
+while read -r opt; do
+	if grep -qxF -- "$opt" "$tmp/help.opts"; then pass; else fail "rdctl.8 names $opt, --help does not"; fi
+done <"$tmp/man.opts"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

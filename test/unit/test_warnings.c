@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The warnings logic, on arrays built in memory. */
+#include <stdlib.h>
+
+#include "unit.h"
+#include "warnings.h"
+
+static char s_md0[] = "md0", s_raid1[] = "raid1", s_clean[] = "clean", s_rd0[] = "rd0", s_sdb[] = "sdb",
+	s_sdc[] = "sdc", s_in_sync[] = "in_sync", s_wm[] = "in_sync,write_mostly", s_faulty[] = "faulty",
+	s_spare[] = "spare", s_idle[] = "idle", s_recover[] = "recover", s_check[] = "check";
+
+static struct md_member mem(char *name, bool ram, char *state)
+{
+	struct md_member m = { 0 };
+
+	m.name = name;
+	m.is_ram = ram;
+	m.state = state;
+	m.in_sync = strstr(state, "in_sync") != NULL;
+	m.write_mostly = strstr(state, "write_mostly") != NULL;
+	m.faulty = strstr(state, "faulty") != NULL;
+	m.spare = strstr(state, "spare") != NULL;
+	m.slot = m.in_sync ? 0 : -1;
+	return m;
+}
+
+static struct md_array arr(struct md_member *m, size_t n, char *action, int degraded)
+{
+	struct md_array a = { 0 };
+
+	a.name = s_md0;
+	a.level = s_raid1;
+	a.array_state = s_clean;
+	a.raid_disks = (int)n;
+	a.degraded = degraded;
+	a.sync_action = action;
+	a.members = m;
+	a.nmembers = n;
+	if (strcmp(action, "idle")) {
+		a.has_sync = true;
+		a.sync_done = 50;
+		a.sync_total = 200;
+	}
+	return a;
+}
+
+static const struct warning *find(const struct warnings *w, const char *code)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (!strcmp(w->v[i].code, code))
+			return &w->v[i];
+	return NULL;
+}
+
+static struct meminfo mi_avail(uint64_t avail)
+{
+	struct meminfo mi = { 0 };
+
+	mi.has_total = mi.has_available = true;
+	mi.total = 16ULL << 30;
+	mi.available = avail;
+	return mi;
+}
+
+void test_warnings(void)
+{
+	struct meminfo mi = mi_avail(8ULL << 30), nomi = { 0 };
+	struct md_member m[3];
+	struct md_array a;
+	struct warnings w;
+	struct rd_disk d = { 0 };
+	const struct warning *x;
+
+	/* healthy: RAM + two write-mostly disks, idle */
+	m[0] = mem(s_rd0, true, s_in_sync);
+	m[1] = mem(s_sdb, false, s_wm);
+	m[2] = mem(s_sdc, false, s_wm);
+	a = arr(m, 3, s_idle, 0);
+	warnings_compute(&a, 1, NULL, 0, &mi, &w);
+	CHECK_U64(w.n, 0);
+	warnings_free(&w);
+
+	/* one persistent member not write-mostly */
+	m[2] = mem(s_sdc, false, s_in_sync);
+	warnings_compute(&a, 1, NULL, 0, &mi, &w);
+	CHECK_U64(w.n, 1);
+	x = find(&w, "not_write_mostly");
+	CHECK(x != NULL);
+	if (x) {
+		CHECK_STR(x->array, "md0");
+		CHECK_STR(x->device, "sdc");
+		CHECK(strstr(x->message, "sdc is not write-mostly") != NULL);
+		CHECK(strstr(x->message, "/sys/block/md0/md/dev-sdc/state") != NULL);
+	}
+	warnings_free(&w);
+
+	/* only one persistent member */
+	a = arr(m, 2, s_idle, 0);
+	warnings_compute(&a, 1, NULL, 0, &mi, &w);
+	CHECK_U64(w.n, 1);
+	x = find(&w, "one_persistent");
+	CHECK(x != NULL && strstr(x->message, "one disk failure") != NULL);
+	warnings_free(&w);
+
+	/* a faulty persistent member does not count; degraded */
+	m[2] = mem(s_sdc, false, s_faulty);
+	a = arr(m, 3, s_idle, 1);
+	warnings_compute(&a, 1, NULL, 0, &mi, &w);
+	CHECK_U64(w.n, 2);
+	CHECK(find(&w, "one_persistent") != NULL);
+	x = find(&w, "degraded");
+	CHECK(x != NULL && strstr(x->message, "md0 is degraded (1 missing member)") != NULL);
+	CHECK(find(&w, "not_write_mostly") == NULL);
+	warnings_free(&w);
+
+	/* RAM only: no persistent member */
+	a = arr(m, 1, s_idle, 0);
+	warnings_compute(&a, 1, NULL, 0, &mi, &w);
+	CHECK_U64(w.n, 1);
+	CHECK(find(&w, "no_persistent") != NULL);
+	warnings_free(&w);
+
+	/* recovery onto the RAM member */
+	m[0] = mem(s_rd0, true, s_spare);
+	m[0].slot = 0;
+	m[2] = mem(s_sdc, false, s_wm);
+	a = arr(m, 3, s_recover, 0);
+	warnings_compute(&a, 1, NULL, 0, &mi, &w);
+	CHECK_U64(w.n, 2);
+	x = find(&w, "sync_running");
+	CHECK(x != NULL && strstr(x->message, "recover running (25.0%)") != NULL &&
+	      strstr(x->message, "not yet served from RAM") != NULL);
+	x = find(&w, "ram_not_in_sync");
+	CHECK(x != NULL);
+	CHECK_STR(x ? x->device : NULL, "rd0");
+	warnings_free(&w);
+
+	/* a check does not count as a resync */
+	m[0] = mem(s_rd0, true, s_in_sync);
+	a = arr(m, 3, s_check, 0);
+	warnings_compute(&a, 1, NULL, 0, &mi, &w);
+	CHECK_U64(w.n, 0);
+	warnings_free(&w);
+
+	/* RAM disk larger than available memory (what it still has to allocate) */
+	d.name = s_rd0;
+	d.size = 4ULL << 30;
+	d.has_allocated = true;
+	d.allocated = 1ULL << 30;
+	mi = mi_avail(2ULL << 30);
+	warnings_compute(NULL, 0, &d, 1, &mi, &w);
+	CHECK_U64(w.n, 1);
+	x = find(&w, "ram_over_available");
+	CHECK(x != NULL);
+	if (x) {
+		CHECK_STR(x->device, "rd0");
+		CHECK_STR(x->array, NULL);
+		CHECK(strstr(x->message, "rd0 (4 GiB) may still need 3 GiB of RAM but only 2 GiB is available") != NULL);
+	}
+	warnings_free(&w);
+	d.allocated = 2ULL << 30;	/* needs exactly what is available: fine */
+	warnings_compute(NULL, 0, &d, 1, &mi, &w);
+	CHECK_U64(w.n, 0);
+	warnings_free(&w);
+	warnings_compute(NULL, 0, &d, 1, &nomi, &w);	/* unknown: no warning */
+	CHECK_U64(w.n, 0);
+	warnings_free(&w);
+}

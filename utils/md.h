@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* md arrays as sysfs shows them: /sys/block/mdX/md/... */
+#ifndef RDCTL_MD_H
+#define RDCTL_MD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct md_member {
+	char *name;		/* kernel name: "rd0", "sdb1" */
+	bool is_ram;		/* an rd disk */
+	char *state;		/* dev-X/state as is: "in_sync,write_mostly"; NULL unknown */
+	bool write_mostly, in_sync, faulty, spare;
+	int slot;		/* -1 when none or unknown */
+};
+
+struct md_array {
+	char *name;		/* "md0" */
+	char *level;		/* "raid1"; NULL unknown */
+	char *array_state;	/* "clean", "active", ...; NULL unknown */
+	int raid_disks;		/* -1 unknown */
+	int degraded;		/* -1 unknown */
+	char *sync_action;	/* "idle", "resync", "recover", ...; NULL unknown */
+	bool has_sync;		/* sync_completed gave "done / total" */
+	uint64_t sync_done, sync_total;	/* sectors */
+	bool has_speed;
+	uint64_t sync_speed;	/* KiB/s as md reports it */
+	struct md_member *members;
+	size_t nmembers;
+};
+
+/* Is this kernel block device name an rd disk? */
+bool md_name_is_rd(const char *name);
+
+/* Read one array by name ("md0"). 0, -ENODEV when no such array, -errno. */
+int md_array_read(const char *name, struct md_array *a);
+void md_array_clear(struct md_array *a);
+
+/* Every md array that has at least one rd member, sorted by name. */
+int md_arrays_with_rd(struct md_array **arrays, size_t *n);
+void md_arrays_free(struct md_array *arrays, size_t n);
+
+/* Sync progress in percent (0..100) or -1 when no sync runs. */
+double md_sync_percent(const struct md_array *a);
+/* Seconds left at the current speed, or -1 when unknown. */
+int64_t md_sync_eta(const struct md_array *a);
+/* Is a resync, recovery or reshape running (reads not all from RAM yet)? */
+bool md_sync_running(const struct md_array *a);
+
+#endif

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "md_ops.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "md.h"
+#include "proc.h"
+#include "sysfs.h"
+#include "util.h"
+
+#define MAX_ARGS 16
+
+int mdadm_call(char **out, char **msg, const char *arg, ...)
+{
+	char *argv[MAX_ARGS + 2];
+	struct proc_result res;
+	size_t n = 0;
+	va_list ap;
+	int rc = 0;
+
+	argv[n++] = (char *)"mdadm";
+	va_start(ap, arg);
+	for (const char *a = arg; a && n < MAX_ARGS + 1; a = va_arg(ap, const char *))
+		argv[n++] = (char *)a;
+	va_end(ap);
+	argv[n] = NULL;
+	if (out)
+		*out = NULL;
+	if (msg)
+		*msg = NULL;
+	proc_run(argv, &res);
+	if (res.status != 0) {
+		char *line = last_line(res.err);
+		char *cmd = xstrdup("mdadm");
+
+		for (size_t i = 1; i < n; i++) {
+			char *c = xasprintf("%s %s", cmd, argv[i]);
+
+			free(cmd);
+			cmd = c;
+		}
+		if (msg) {
+			if (res.status < 0)
+				*msg = xasprintf("%s failed: %s", cmd, res.err);
+			else
+				*msg = xasprintf("%s failed (exit %d): %s", cmd, res.status,
+						 line ? line : "no message");
+		}
+		free(line);
+		free(cmd);
+		rc = -1;
+	}
+	if (out && rc == 0) {
+		*out = res.out;
+		res.out = NULL;
+	}
+	proc_result_clear(&res);
+	return rc;
+}
+
+char *md_dev_path(const char *kname)
+{
+	char *p = xasprintf("%s/%s", dev_root(), kname);
+
+	for (char *c = p + strlen(dev_root()) + 1; *c; c++)
+		if (*c == '!')
+			*c = '/';
+	return p;
+}
+
+/* The value of KEY= in mdadm --export output, malloc'd, or NULL. */
+static char *export_value(const char *text, const char *key)
+{
+	size_t kl = strlen(key);
+
+	for (const char *l = text; l && *l; ) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+
+		if (len > kl && !strncmp(l, key, kl) && l[kl] == '=')
+			return xasprintf("%.*s", (int)(len - kl - 1), l + kl + 1);
+		l = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}
+
+static char *lower(char *s)
+{
+	for (char *p = s; p && *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return s;
+}
+
+static char *first_member(const char *mdname)
+{
+	char *dir = xasprintf("%s/block/%s/md", sysfs_root(), mdname);
+	char **names, *m = NULL;
+	size_t n;
+
+	if (list_dir(dir, &names, &n) == 0) {
+		for (size_t i = 0; i < n && !m; i++)
+			if (!strncmp(names[i], "dev-", 4) && names[i][4])
+				m = xstrdup(names[i] + 4);
+		free_names(names, n);
+	}
+	free(dir);
+	return m;
+}
+
+char *md_uuid_of(const char *mdname)
+{
+	char *dev = md_dev_path(mdname), *out = NULL, *uuid = NULL, *member;
+
+	if (mdadm_call(&out, NULL, "--detail", "--export", dev, NULL) == 0)
+		uuid = export_value(out, "MD_UUID");
+	free(out);
+	free(dev);
+	if (uuid)
+		return lower(uuid);
+	member = first_member(mdname);
+	if (!member)
+		return NULL;
+	dev = md_dev_path(member);
+	if (mdadm_call(&out, NULL, "--examine", "--export", dev, NULL) == 0)
+		uuid = export_value(out, "MD_UUID");
+	free(out);
+	free(dev);
+	free(member);
+	return lower(uuid);
+}
+
+char *md_resolve_name(const char *name)
+{
+	char *link = xasprintf("%s/md/%s", dev_root(), name);
+	char buf[256], *base;
+	ssize_t n = readlink(link, buf, sizeof(buf) - 1);
+
+	free(link);
+	if (n <= 0 || (size_t)n >= sizeof(buf) - 1)
+		return NULL;
+	buf[n] = '\0';
+	base = strrchr(buf, '/');
+	base = base ? base + 1 : buf;
+	if (strncmp(base, "md", 2) || !base[2])
+		return NULL;
+	return xstrdup(base);
+}
+
+bool md_has_members(const char *mdname)
+{
+	char *m = first_member(mdname);
+	bool has = m != NULL;
+
+	free(m);
+	return has;
+}
+
+static int read_attr_u64(const char *dir, const char *attr, uint64_t *v)
+{
+	char *path = xasprintf("%s/%s", dir, attr);
+	int r = read_u64_file(path, v);
+
+	free(path);
+	return r;
+}
+
+/* Size of a block device in sectors, from /sys/class/block (partitions too). */
+static int dev_sectors(const char *kname, uint64_t *v)
+{
+	char *dir = xasprintf("%s/class/block/%s", sysfs_root(), kname);
+	int r = read_attr_u64(dir, "size", v);
+
+	free(dir);
+	if (r == -ENOENT) {
+		dir = xasprintf("%s/block/%s", sysfs_root(), kname);
+		r = read_attr_u64(dir, "size", v);
+		free(dir);
+	}
+	return r;
+}
+
+#define KiB 1024ULL
+#define ROUND_UP(x, a) (((x) + (a) - 1) / (a) * (a))
+
+/*
+ * What a new member needs, from how mdadm lays out the metadata when it
+ * adds a device (super1.c, write_init_super1 and avail_size1, mdadm 4.2:
+ * the new device gets the data_offset of the member whose superblock
+ * mdadm copies, and --add refuses a device whose available size is below
+ * the array's component size):
+ *   1.1, 1.2  superblock and bitmap before the data: data_offset + component_size;
+ *             data_offset is /sys/block/mdX/md/dev-Y/offset (sectors), the
+ *             largest over the persistent members.
+ *   1.0       superblock (8-12 KiB before the end), bad-block log and bitmap
+ *             after the data: component_size + the space a persistent member
+ *             has after its data (device size - offset - dev-Y/size), or
+ *             1 MiB when that cannot be read.
+ *   0.90      superblock in the last 64 KiB-aligned 64 KiB:
+ *             component_size rounded up to 64 KiB, + 64 KiB.
+ * The result is rounded up to 4 KiB, the rd size granularity.
+ */
+int md_member_size(const char *mdname, uint64_t *bytes, char **msg)
+{
+	char *dir = xasprintf("%s/block/%s/md", sysfs_root(), mdname);
+	char *meta = NULL, **names = NULL;
+	uint64_t comp, offset = 0, tail = 0, need;
+	size_t n = 0;
+	bool any = false, tail_known = false;
+	int r;
+
+	*msg = NULL;
+	r = read_attr_u64(dir, "component_size", &comp);
+	if (r < 0 || comp == 0) {
+		*msg = xasprintf("cannot read the component size of %s (%s/component_size): %s",
+				 mdname, dir, r < 0 ? strerror(-r) : "it is 0 (array not running?)");
+		r = r < 0 ? r : -EINVAL;
+		goto out;
+	}
+	{
+		char *path = xasprintf("%s/metadata_version", dir);
+
+		r = read_text_file(path, &meta);
+		free(path);
+	}
+	if (r < 0) {
+		*msg = xasprintf("cannot read the metadata version of %s: %s", mdname, strerror(-r));
+		goto out;
+	}
+	if (!strcmp(meta, "0.90")) {
+		need = ROUND_UP(comp * KiB, 64 * KiB) + 64 * KiB;
+		goto done;
+	}
+	if (strcmp(meta, "1.0") && strcmp(meta, "1.1") && strcmp(meta, "1.2")) {
+		*msg = xasprintf("%s has metadata '%s': size auto knows 0.90, 1.0, 1.1 and 1.2; give a size", mdname, meta);
+		r = -EOPNOTSUPP;
+		goto out;
+	}
+	r = list_dir(dir, &names, &n);
+	if (r < 0) {
+		*msg = xasprintf("cannot list %s: %s", dir, strerror(-r));
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char *mdir;
+		uint64_t off, used, total;
+
+		if (strncmp(names[i], "dev-", 4) || !names[i][4] || md_name_is_rd(names[i] + 4))
+			continue;
+		mdir = xasprintf("%s/%s", dir, names[i]);
+		if (read_attr_u64(mdir, "offset", &off) == 0) {
+			any = true;
+			if (off > offset)
+				offset = off;
+			if (read_attr_u64(mdir, "size", &used) == 0 &&
+			    dev_sectors(names[i] + 4, &total) == 0 &&
+			    total * 512 > off * 512 + used * KiB) {
+				uint64_t t = total * 512 - off * 512 - used * KiB;
+
+				if (!tail_known || t > tail)
+					tail = t;
+				tail_known = true;
+			}
+		}
+		free(mdir);
+	}
+	if (!any) {
+		*msg = xasprintf("%s has no persistent member whose data offset can be read (%s/dev-*/offset): give a size",
+				 mdname, dir);
+		r = -ENODEV;
+		goto out;
+	}
+	if (!strcmp(meta, "1.0"))
+		need = comp * KiB + (tail_known ? tail : 1024 * KiB);
+	else
+		need = offset * 512 + comp * KiB;
+done:
+	*bytes = ROUND_UP(need, 4 * KiB);
+	r = 0;
+out:
+	free_names(names, n);
+	free(meta);
+	free(dir);
+	return r;
+}

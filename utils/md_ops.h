@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Array changes through mdadm (run as a child process, never by writing
+ * md superblocks ourselves), and finding arrays by name or UUID.
+ * Device paths given to mdadm are <dev root>/NAME (RDCTL_DEV_ROOT, /dev).
+ */
+#ifndef RDCTL_MD_OPS_H
+#define RDCTL_MD_OPS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * Run "mdadm ARGS..." (NULL-terminated). 0 when mdadm exits 0; otherwise
+ * -1 and *msg = "mdadm ARGS failed: <mdadm's last line on stderr>"
+ * (malloc'd). With out, mdadm's standard output is returned there (malloc'd).
+ */
+int mdadm_call(char **out, char **msg, const char *arg, ...) __attribute__((sentinel));
+
+/* <dev root>/name, malloc'd: the path mdadm is given for a kernel name ("sdb",
+ * "md0"; a '!' in a kernel name, as in cciss!c0d0, becomes '/'). */
+char *md_dev_path(const char *kname);
+
+/*
+ * The array UUID of mdX as mdadm prints it (lower case), malloc'd, or NULL
+ * when mdadm cannot tell. From "mdadm --detail --export /dev/mdX" (MD_UUID=),
+ * and for an array that is not running, from "mdadm --examine --export" of
+ * its first member (the md superblock's array UUID).
+ */
+char *md_uuid_of(const char *mdname);
+
+/* The kernel name ("md127") that /dev/md/NAME points to, malloc'd, or NULL. */
+char *md_resolve_name(const char *name);
+
+/* Does /sys/block/<name>/md exist with at least one member (dev-*)? */
+bool md_has_members(const char *mdname);
+
+/*
+ * The size a member of mdname needs (bytes, a multiple of 4 KiB): the
+ * array's component_size plus the space the md metadata takes on a member,
+ * read from sysfs (see md_ops.c). 0, or -errno with *msg set (malloc'd).
+ */
+int md_member_size(const char *mdname, uint64_t *bytes, char **msg);
+
+#endif

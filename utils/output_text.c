@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "output_text.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "size.h"
+#include "table.h"
+#include "util.h"
+
+static char *disk_state(const struct rd_disk *d, const struct disk_view *v)
+{
+	if (v->array_state && v->sync_action && v->sync_percent >= 0)
+		return xasprintf("%s, %s %.1f%%", v->array_state, v->sync_action, v->sync_percent);
+	if (v->array_state && v->sync_action)
+		return xasprintf("%s, %s", v->array_state, v->sync_action);
+	if (v->array_state)
+		return xstrdup(v->array_state);
+	if (d->mountpoint)
+		return xasprintf("mounted on %s", d->mountpoint);
+	return NULL;
+}
+
+int text_list(FILE *f, const struct rd_disk *disks, const struct disk_view *views, size_t n)
+{
+	static const char *const hdr[] = { "DEVICE", "SIZE", "USED", "PREALLOC", "MIRROR", "ROLE", "STATE" };
+	static const bool right[] = { false, true, true, false, false, false, false };
+	struct table *t = table_new(7, hdr, right);
+	int r;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct rd_disk *d = &disks[i];
+		char *size = size_human(d->size);
+		char *used = d->has_allocated ? size_human(d->allocated) : NULL;
+		char *state = disk_state(d, &views[i]);
+		const char *pre = d->preallocated < 0 ? NULL : d->preallocated ? "yes" : "no";
+		const char *cells[] = { d->name, size, used, pre, views[i].mirror, views[i].role, state };
+
+		table_add_row(t, cells);
+		free(size);
+		free(used);
+		free(state);
+	}
+	r = table_print(t, f);
+	table_free(t);
+	return r;
+}
+
+static int print_array(FILE *f, const struct md_array *a)
+{
+	static const char *const hdr[] = { "MEMBER", "TYPE", "WRITE-MOSTLY", "ROLE", "STATE" };
+	struct table *t = table_new(5, hdr, NULL);
+	double pct = md_sync_percent(a);
+	int r = 0;
+
+	char *deg = a->degraded < 0 ? xstrdup("unknown") : xasprintf("%d", a->degraded);
+	char *rdisks = a->raid_disks < 0 ? xstrdup("?") : xasprintf("%d", a->raid_disks);
+
+	if (fprintf(f, "\n%s: %s, %s, degraded %s, raid disks %s\n", a->name,
+		    a->level ? a->level : "unknown level",
+		    a->array_state ? a->array_state : "unknown state", deg, rdisks) < 0)
+		r = -1;
+	free(deg);
+	free(rdisks);
+	if (pct >= 0) {
+		char *eta = eta_str(md_sync_eta(a));
+		char *speed = a->has_speed ? size_human(a->sync_speed * 1024) : xstrdup("unknown");
+
+		if (fprintf(f, "  sync: %s %.1f%% at %s/s, ETA %s\n", a->sync_action, pct, speed, eta) < 0)
+			r = -1;
+		free(eta);
+		free(speed);
+	} else if (fprintf(f, "  sync: %s\n", a->sync_action ? a->sync_action : "unknown") < 0) {
+		r = -1;
+	}
+	for (size_t i = 0; i < a->nmembers; i++) {
+		const struct md_member *m = &a->members[i];
+		const char *cells[] = { m->name, m->is_ram ? "RAM" : "persistent",
+					m->write_mostly ? "yes" : "no", md_member_role(m), m->state };
+
+		table_add_row(t, cells);
+	}
+	if (r == 0) {
+		FILE *mem;
+		char *buf = NULL;
+		size_t len = 0;
+
+		/* indent the member table by two spaces */
+		mem = open_memstream(&buf, &len);
+		if (!mem || table_print(t, mem) < 0 || fclose(mem) == EOF) {
+			r = -1;
+		} else {
+			for (char *line = buf, *nl; r == 0 && *line; line = nl + 1) {
+				nl = strchr(line, '\n');
+				if (!nl)
+					break;
+				if (fprintf(f, "  %.*s\n", (int)(nl - line), line) < 0)
+					r = -1;
+			}
+		}
+		free(buf);
+	}
+	table_free(t);
+	return r;
+}
+
+int text_status(FILE *f, const struct module_info *mod, const struct meminfo *mi,
+		const struct rd_disk *disks, size_t ndisks,
+		const struct md_array *arrays, size_t narrays, const struct warnings *w)
+{
+	uint64_t held = 0, size = 0;
+	char *s_total, *s_avail, *s_held, *s_size;
+	int r = 0;
+
+	for (size_t i = 0; i < ndisks; i++) {
+		held += disks[i].has_allocated ? disks[i].allocated : 0;
+		size += disks[i].size;
+	}
+	if (mod->loaded)
+		r |= fprintf(f, "module:  rdmirror %s loaded%s\n", mod->version ? mod->version : "(version unknown)",
+			     mod->control_present ? "" : " (no control device)") < 0;
+	else
+		r |= fputs("module:  rdmirror not loaded (rdctl --attach loads it)\n", f) == EOF;
+	s_total = mi->has_total ? size_human(mi->total) : xstrdup("unknown");
+	s_avail = mi->has_available ? size_human(mi->available) : xstrdup("unknown");
+	s_held = size_human(held);
+	s_size = size_human(size);
+	r |= fprintf(f, "memory:  total %s, available %s, held by rd disks %s (%zu disk%s, %s in size)\n",
+		     s_total, s_avail, s_held, ndisks, ndisks == 1 ? "" : "s", s_size) < 0;
+	free(s_total);
+	free(s_avail);
+	free(s_held);
+	free(s_size);
+	if (narrays == 0)
+		r |= fputs("arrays:  no md array has an rd member\n", f) == EOF;
+	for (size_t i = 0; i < narrays; i++)
+		r |= print_array(f, &arrays[i]) < 0;
+	if (w->n == 0) {
+		r |= fputs("\nwarnings: none\n", f) == EOF;
+	} else {
+		r |= fputs("\nwarnings:\n", f) == EOF;
+		for (size_t i = 0; i < w->n; i++)
+			r |= fprintf(f, "  ! %s\n", w->v[i].message) < 0;
+	}
+	return r ? -1 : 0;
+}

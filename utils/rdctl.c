@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/* rdctl: the control tool of rdmirror. Option parsing and dispatch. */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "errors.h"
+#include "size.h"
+#include "sysfs.h"
+
+enum command { CMD_NONE, CMD_ATTACH, CMD_DETACH, CMD_RESIZE, CMD_FLUSH,
+	       CMD_LIST, CMD_STATUS, CMD_HELP, CMD_VERSION };
+
+static const char *const cmd_names[] = {
+	"", "--attach", "--detach", "--resize", "--flush", "--list", "--status", "--help", "--version",
+};
+
+enum { OPT_PREALLOC = 256, OPT_FORCE, OPT_LATER };
+
+static const char usage_text[] =
+"Usage: rdctl COMMAND [OPTIONS]\n"
+"Manage rdmirror RAM disks, the RAM read members of md RAID1 mirrors.\n"
+"\n"
+"Commands:\n"
+"  -a, --attach SIZE       create a RAM disk /dev/rdN of SIZE\n"
+"  -d, --detach rdN        remove a disk (refused while it is in use)\n"
+"  -r, --resize rdN SIZE   change the size of a disk (grow; shrink only when unused)\n"
+"  -f, --flush rdN         free all pages of a disk (only when unused)\n"
+"  -l, --list              list the rd disks\n"
+"  -s, --status            module, memory, every md array with an rd member, warnings\n"
+"  -h, --help              show this help\n"
+"  -V, --version           show the version\n"
+"\n"
+"Options:\n"
+"  -j, --json              print one JSON document on standard output\n"
+"      --prealloc          with --attach: allocate all the memory at once\n"
+"      --force             with --attach or --resize: allow a size above the\n"
+"                          available memory\n"
+"\n"
+"SIZE is a whole number of MiB (2048), or a number with a binary unit K, M, G\n"
+"or T, optionally followed by B or iB (512K, 2G, 1TiB), or B for bytes; it must\n"
+"be a multiple of 4 KiB. rdN may also be written /dev/rdN.\n"
+"\n"
+"Exit status: 0 success, 1 failure, 2 usage error. See rdctl(8).\n";
+
+static const struct option long_opts[] = {
+	{ "attach",   required_argument, NULL, 'a' },
+	{ "detach",   required_argument, NULL, 'd' },
+	{ "resize",   required_argument, NULL, 'r' },
+	{ "flush",    required_argument, NULL, 'f' },
+	{ "list",     no_argument,       NULL, 'l' },
+	{ "status",   no_argument,       NULL, 's' },
+	{ "json",     no_argument,       NULL, 'j' },
+	{ "help",     no_argument,       NULL, 'h' },
+	{ "version",  no_argument,       NULL, 'V' },
+	{ "prealloc", no_argument,       NULL, OPT_PREALLOC },
+	{ "force",    no_argument,       NULL, OPT_FORCE },
+	/* the boot and shutdown side, not in this version yet */
+	{ "restore",  no_argument,       NULL, OPT_LATER },
+	{ "release",  no_argument,       NULL, OPT_LATER },
+	{ "wait",     no_argument,       NULL, OPT_LATER },
+	{ "config",   required_argument, NULL, OPT_LATER },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int usage_error(const char *fmt, ...) RDCTL_PRINTF(1, 2);
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vfail(EXIT_USAGE, "USAGE", fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+static int parse_disk(const char *arg, unsigned *index)
+{
+	if (rd_parse_name(arg, index))
+		return 0;
+	return fail(EXIT_USAGE, "USAGE", "invalid disk name '%s': expected rdN or /dev/rdN, for example rd0", arg);
+}
+
+static int parse_size_arg(const char *arg, uint64_t *size)
+{
+	char *msg;
+	int rc = 0;
+
+	if (size_parse(arg, size, &msg) < 0) {
+		rc = fail(EXIT_USAGE, "USAGE", "%s", msg);
+		free(msg);
+	}
+	return rc;
+}
+
+static int run(int argc, char **argv, struct opts *o)
+{
+	enum command cmd = CMD_NONE;
+	const char *arg = NULL;
+	uint64_t size = 0;
+	unsigned index = 0;
+	int c, li, rc = 0;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":a:d:r:f:lsjhV", long_opts, &li)) != -1) {
+		enum command next = CMD_NONE;
+
+		switch (c) {
+		case 'a': next = CMD_ATTACH; break;
+		case 'd': next = CMD_DETACH; break;
+		case 'r': next = CMD_RESIZE; break;
+		case 'f': next = CMD_FLUSH; break;
+		case 'l': next = CMD_LIST; break;
+		case 's': next = CMD_STATUS; break;
+		case 'h': next = CMD_HELP; break;
+		case 'V': next = CMD_VERSION; break;
+		case 'j': o->json = true; break;
+		case OPT_PREALLOC: o->prealloc = true; break;
+		case OPT_FORCE: o->force = true; break;
+		case OPT_LATER:
+			if (!rc)
+				rc = fail(EXIT_RUNTIME, "ENOSYS", "--%s is not implemented in rdctl %s yet",
+					  long_opts[li].name, RDCTL_VERSION);
+			break;
+		case ':':
+			if (!rc)
+				rc = usage_error("option %s needs an argument: see rdctl --help",
+						 argv[optind - 1]);
+			break;
+		default:
+			if (!rc) {
+				if (optopt) {
+					char opt[3] = { '-', (char)optopt, '\0' };
+
+					rc = usage_error("unknown option '%s': see rdctl --help", opt);
+				} else {
+					rc = usage_error("unknown option '%s': see rdctl --help",
+							 argv[optind - 1]);
+				}
+			}
+			break;
+		}
+		if (next == CMD_NONE)
+			continue;
+		if (cmd != CMD_NONE && cmd != next && !rc)
+			rc = usage_error("%s and %s cannot be used together: give one command", cmd_names[cmd],
+					 cmd_names[next]);
+		else if (cmd == next && !rc && optarg)
+			rc = usage_error("%s given twice: give one disk or size", cmd_names[cmd]);
+		cmd = next;
+		if (optarg)
+			arg = optarg;
+	}
+	if (rc)
+		return rc;
+	if (cmd == CMD_HELP) {
+		if (fputs(usage_text, stdout) == EOF || fflush(stdout) == EOF)
+			return fail(EXIT_RUNTIME, "EIO", "cannot write to standard output");
+		return 0;
+	}
+	if (cmd == CMD_NONE)
+		return usage_error("no command given: see rdctl --help");
+	if (cmd == CMD_RESIZE) {
+		if (optind >= argc)
+			return usage_error("--resize needs a disk and a size, for example rdctl --resize rd0 4G");
+		if (optind + 1 < argc)
+			return usage_error("unexpected argument '%s': see rdctl --help", argv[optind + 1]);
+	} else if (optind < argc) {
+		return usage_error("unexpected argument '%s': see rdctl --help", argv[optind]);
+	}
+	if (o->prealloc && cmd != CMD_ATTACH)
+		return usage_error("--prealloc goes with --attach only");
+	if (o->force && cmd != CMD_ATTACH && cmd != CMD_RESIZE)
+		return usage_error("--force goes with --attach or --resize only");
+
+	switch (cmd) {
+	case CMD_ATTACH:
+		rc = parse_size_arg(arg, &size);
+		return rc ? rc : cmd_attach(o, size);
+	case CMD_DETACH:
+		rc = parse_disk(arg, &index);
+		return rc ? rc : cmd_detach(o, index);
+	case CMD_RESIZE:
+		rc = parse_disk(arg, &index);
+		if (!rc)
+			rc = parse_size_arg(argv[optind], &size);
+		return rc ? rc : cmd_resize(o, index, size);
+	case CMD_FLUSH:
+		rc = parse_disk(arg, &index);
+		return rc ? rc : cmd_flush(o, index);
+	case CMD_LIST:
+		return cmd_list(o);
+	case CMD_STATUS:
+		return cmd_status(o);
+	case CMD_VERSION:
+		return cmd_version(o);
+	default:
+		return usage_error("no command given: see rdctl --help");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	int rc = run(argc, argv, &o);
+
+	if (rc)
+		error_report(o.json);
+	return rc;
+}

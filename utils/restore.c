@@ -1,0 +1,508 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --restore: bring every mirror of the configuration back to RAM speed.
+ * For each line of /etc/rdmirror.conf, in order, each one on its own (a
+ * failure is reported and the next mirror is still done):
+ *   1. find the array (by device, /dev/md/NAME or UUID), waiting up to
+ *      RDCTL_RESTORE_TIMEOUT (30 s) for it; half way, "mdadm --assemble
+ *      --scan" for it; an array that sits inactive with only one member
+ *      missing (the RAM member, gone with the power) is started with
+ *      "mdadm --run" at once, one missing more only at the end of the wait
+ *      (the same as mdadm's last-resort timer would do);
+ *   2. an auto-read-only array is made writable ("mdadm --readwrite"),
+ *      or md would hold the recovery back until the first write;
+ *   3. an rd member in sync or rebuilding: already restored, nothing
+ *      changes; a faulty one is removed and detached first;
+ *   4. attach a disk of the configured size (auto: md_member_size()) and
+ *      "mdadm /dev/mdX --add /dev/rdN" (a blank RAM disk has no superblock,
+ *      so mdadm adds it into the free slot and md recovers it in full);
+ *   5. every working persistent member that is not write-mostly:
+ *      "mdadm /dev/mdX --writemostly /dev/sdY"; never the RAM member;
+ *   6. with --wait, wait until the rd member is in sync.
+ */
+#include "commands.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rdmirror.h>
+
+#include "boot.h"
+#include "config.h"
+#include "control.h"
+#include "errors.h"
+#include "md.h"
+#include "md_ops.h"
+#include "size.h"
+#include "sysfs.h"
+#include "util.h"
+#include "view.h"
+
+#define DEFAULT_TIMEOUT	30
+#define POLL_MS		250
+#define NODE_WAIT_MS	3000
+
+static double restore_timeout(void)
+{
+	const char *s = getenv("RDCTL_RESTORE_TIMEOUT");
+	uint64_t v;
+
+	if (s && parse_u64(s, &v) && v <= 3600)
+		return (double)v;
+	return DEFAULT_TIMEOUT;
+}
+
+static char *find_by_uuid(const char *uuid)
+{
+	char *path = xasprintf("%s/block", sysfs_root()), **names, *found = NULL;
+	size_t n;
+
+	if (list_dir(path, &names, &n) < 0)
+		n = 0, names = NULL;
+	free(path);
+	for (size_t i = 0; i < n && !found; i++) {
+		char *u;
+
+		if (strncmp(names[i], "md", 2) || !md_has_members(names[i]))
+			continue;
+		u = md_uuid_of(names[i]);
+		if (u && !strcmp(u, uuid))
+			found = xstrdup(names[i]);
+		free(u);
+	}
+	free_names(names, n);
+	return found;
+}
+
+/* The kernel name of the configured array when it exists with members, else NULL. */
+static char *find_array(const struct conf_mirror *m)
+{
+	char *name;
+
+	switch (m->kind) {
+	case CONF_DEVICE:
+		return md_has_members(m->name) ? xstrdup(m->name) : NULL;
+	case CONF_MDNAME:
+		name = md_resolve_name(m->name);
+		if (name && md_has_members(name))
+			return name;
+		free(name);
+		return NULL;
+	case CONF_UUID:
+		return find_by_uuid(m->uuid);
+	}
+	return NULL;
+}
+
+static void try_assemble(const struct conf_mirror *m)
+{
+	char *msg = NULL, *arg;
+
+	/* udev's incremental assembly normally does this; this covers hosts
+	 * where it did not run. A failure only means: not (yet) there. */
+	if (m->kind == CONF_UUID) {
+		arg = xasprintf("--uuid=%s", m->uuid);
+		mdadm_call(NULL, &msg, "--assemble", "--scan", arg, NULL);
+	} else {
+		arg = m->kind == CONF_DEVICE ? md_dev_path(m->name) : xasprintf("%s/md/%s", dev_root(), m->name);
+		mdadm_call(NULL, &msg, "--assemble", "--scan", arg, NULL);
+	}
+	free(arg);
+	free(msg);
+}
+
+static bool is_inactive(const struct md_array *a)
+{
+	return !a->array_state || !strcmp(a->array_state, "inactive") || !strcmp(a->array_state, "clear");
+}
+
+static size_t working_members(const struct md_array *a)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->nmembers; i++)
+		n += !a->members[i].faulty;
+	return n;
+}
+
+/*
+ * Step 1: find the array and make sure it runs. 0 and *mdname, or -1 with
+ * the error on the item. *note gets a remark for the summary (or NULL).
+ */
+static int bring_up(struct boot_item *it, const struct conf_mirror *m, char **mdname, char **note)
+{
+	double start = mono_now(), timeout = restore_timeout();
+	bool assembled = false;
+
+	*mdname = NULL;
+	*note = NULL;
+	for (;;) {
+		bool late = mono_now() - start >= timeout;
+		char *name = find_array(m);
+
+		if (name) {
+			struct md_array a;
+			long missing;
+			int r = md_array_read(name, &a);
+
+			if (r < 0) {
+				boot_item_fail(it, errno_code(-r), xasprintf("cannot read %s in %s/block: %s",
+									     name, sysfs_root(), strerror(-r)));
+				free(name);
+				return -1;
+			}
+			free(it->array);
+			it->array = xstrdup(name);
+			if (!is_inactive(&a)) {
+				md_array_clear(&a);
+				*mdname = name;
+				return 0;
+			}
+			missing = a.raid_disks > 0 ? (long)a.raid_disks - (long)working_members(&a) : -1;
+			md_array_clear(&a);
+			if ((missing >= 0 && missing <= 1) || late) {
+				char *dev = md_dev_path(name), *msg = NULL;
+				int rr = mdadm_call(NULL, &msg, "--run", dev, NULL);
+
+				free(dev);
+				if (md_array_read(name, &a) == 0) {
+					bool up = !is_inactive(&a);
+
+					md_array_clear(&a);
+					if (up) {
+						free(msg);
+						*note = missing > 1 ? xasprintf("started degraded after %.0f s: %ld members missing",
+									       timeout, missing)
+								    : xstrdup("started (only the RAM member was missing)");
+						*mdname = name;
+						return 0;
+					}
+				}
+				if (late) {
+					free(name);
+					return boot_item_fail(it, "EIO", rr ? msg : xstrdup("mdadm --run did not start it"));
+				}
+				free(msg);
+			}
+			free(name);
+		} else if (!assembled && (late || mono_now() - start >= timeout / 2)) {
+			assembled = true;
+			try_assemble(m);
+			continue;
+		} else if (late) {
+			return boot_item_fail(it, "ENODEV",
+					      xasprintf("%s not found within %.0f s: are its disks connected, and is it listed in mdadm.conf?",
+							m->spec, timeout));
+		}
+		util_sleep_ms(POLL_MS);
+	}
+}
+
+static void wm_add(struct boot_item *it, const char *name)
+{
+	it->wm = xrealloc(it->wm, it->nwm + 1, sizeof(*it->wm));
+	it->wm[it->nwm++] = xstrdup(name);
+}
+
+/* Step 5: every working persistent member write-mostly; never the RAM member. */
+static int fix_write_mostly(struct boot_item *it, const char *mdname)
+{
+	struct md_array a;
+	char *dev;
+	int r = md_array_read(mdname, &a);
+
+	if (r < 0)
+		return boot_item_fail(it, errno_code(-r), xasprintf("cannot read %s: %s", mdname, strerror(-r)));
+	dev = md_dev_path(mdname);
+	for (size_t i = 0; i < a.nmembers; i++) {
+		const struct md_member *m = &a.members[i];
+		char *path, *msg = NULL;
+
+		if (m->is_ram || m->faulty || m->write_mostly)
+			continue;
+		path = md_dev_path(m->name);
+		r = mdadm_call(NULL, &msg, dev, "--writemostly", path, NULL);
+		free(path);
+		if (r < 0) {
+			boot_item_fail(it, "EIO", msg);
+			continue;
+		}
+		wm_add(it, m->name);
+	}
+	free(dev);
+	md_array_clear(&a);
+	return it->message ? -1 : 0;
+}
+
+static const struct md_member *rd_member(const struct md_array *a)
+{
+	for (size_t i = 0; i < a->nmembers; i++)
+		if (a->members[i].is_ram)
+			return &a->members[i];
+	return NULL;
+}
+
+/* "in sync", "recovery 12.5%", "rebuilding", ... for the summary */
+static char *sync_words(const struct md_array *a, const struct md_member *m)
+{
+	double pct = md_sync_percent(a);
+
+	if (m->in_sync && !md_sync_running(a))
+		return xstrdup("in sync");
+	if (pct >= 0)
+		return xasprintf("%s %.1f%%", strcmp(a->sync_action, "recover") ? a->sync_action : "recovery", pct);
+	if (md_sync_running(a))
+		return xasprintf("%s started", strcmp(a->sync_action, "recover") ? a->sync_action : "recovery");
+	return xstrdup(md_member_role(m));
+}
+
+static int detach_disk(unsigned index)
+{
+	int fd, r, rc = control_open(false, &fd);
+
+	if (rc)
+		return rc;
+	r = ctl_remove(fd, index);
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r < 0)
+		return fail_errno(-r, "detaching rd%u failed: %s", index, strerror(-r));
+	return 0;
+}
+
+/* Remove a faulty RAM member from the array and detach it. */
+static int drop_faulty(struct boot_item *it, const char *mdname, const char *rd)
+{
+	char *dev = md_dev_path(mdname), *path = md_dev_path(rd), *msg = NULL;
+	unsigned index;
+	int r = mdadm_call(NULL, &msg, dev, "--remove", path, NULL);
+
+	free(dev);
+	free(path);
+	if (r < 0)
+		return boot_item_fail(it, "EIO", msg);
+	if (rd_parse_name(rd, &index) && detach_disk(index))
+		return boot_item_take_error(it);
+	return 0;
+}
+
+static int attach_disk(struct boot_item *it, uint64_t size, bool prealloc, unsigned *index)
+{
+	int fd, r, rc = control_open(true, &fd);
+	char *path, *sz;
+
+	if (rc)
+		return boot_item_take_error(it);
+	r = ctl_add(fd, size, prealloc, index);
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r < 0) {
+		sz = size_mib_str(size);
+		boot_item_fail(it, errno_code(-r),
+			       r == -ENOMEM ? xasprintf("not enough memory for a %s RAM disk%s", sz,
+							prealloc ? " (prealloc needs all of it free now)" : "")
+					    : xasprintf("attaching a %s RAM disk failed: %s", sz, strerror(-r)));
+		free(sz);
+		return -1;
+	}
+	it->rd = xasprintf("%s%u", RDMIRROR_DISK_PREFIX, *index);
+	it->has_size = true;
+	it->size = size;
+	path = md_dev_path(it->rd);
+	for (int waited = 0; !path_exists(path) && waited < NODE_WAIT_MS; waited += POLL_MS)
+		util_sleep_ms(POLL_MS);
+	r = path_exists(path);
+	free(path);
+	if (!r)
+		return boot_item_fail(it, "ENODEV", xasprintf("%s/%s did not appear within 3 s: is udev/devtmpfs running?",
+							      dev_root(), it->rd));
+	return 0;
+}
+
+/* Step 6: wait for the rd member to be in sync; progress on a terminal. */
+static int wait_sync(struct boot_item *it, const char *mdname)
+{
+	bool tty = isatty(2) == 1, shown = false;
+
+	for (;;) {
+		struct md_array a;
+		const struct md_member *m;
+		int r = md_array_read(mdname, &a);
+
+		if (r < 0)
+			return boot_item_fail(it, errno_code(-r), xasprintf("cannot read %s: %s", mdname, strerror(-r)));
+		m = NULL;
+		for (size_t i = 0; i < a.nmembers; i++)
+			if (!strcmp(a.members[i].name, it->rd))
+				m = &a.members[i];
+		if (!m || m->faulty) {
+			md_array_clear(&a);
+			return boot_item_fail(it, "EIO", xasprintf("%s left %s during the recovery: see dmesg", it->rd, mdname));
+		}
+		if (m->in_sync && !md_sync_running(&a)) {
+			md_array_clear(&a);
+			if (shown)
+				fputc('\n', stderr);
+			return 0;
+		}
+		if (tty) {
+			double pct = md_sync_percent(&a);
+			char *eta = eta_str(md_sync_eta(&a));
+
+			fprintf(stderr, "\r%s: %s %s %5.1f%%, ETA %s   ", mdname, it->rd,
+				a.sync_action ? a.sync_action : "sync", pct < 0 ? 0.0 : pct, eta);
+			shown = true;
+			free(eta);
+		}
+		md_array_clear(&a);
+		util_sleep_ms(1000);
+	}
+}
+
+static char *join_wm(const struct boot_item *it)
+{
+	char *s = xstrdup("");
+
+	for (size_t i = 0; i < it->nwm; i++) {
+		char *t = xasprintf("%s%s%s", s, i ? " " : "", it->wm[i]);
+
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+static void restore_one(const struct conf_mirror *m, const struct opts *o, struct boot_report *rep)
+{
+	struct boot_item *it = boot_item_new(rep, m->spec);
+	char *mdname = NULL, *note = NULL, *words = NULL, *wm, *sz;
+	struct md_array a;
+	const struct md_member *rm;
+	unsigned index;
+	uint64_t size = m->size, need = 0;
+	char *why = NULL, *msg = NULL, *dev = NULL, *path = NULL;
+	int r;
+
+	if (m->kind == CONF_UUID)
+		it->uuid = xstrdup(m->uuid);
+	if (bring_up(it, m, &mdname, &note) < 0)
+		goto out;
+	if (!it->uuid)
+		it->uuid = md_uuid_of(mdname);
+	dev = md_dev_path(mdname);
+	r = md_array_read(mdname, &a);
+	if (r < 0) {
+		boot_item_fail(it, errno_code(-r), xasprintf("cannot read %s: %s", mdname, strerror(-r)));
+		goto out;
+	}
+	if (!a.level || strcmp(a.level, "raid1")) {
+		boot_item_fail(it, "EINVAL", xasprintf("%s is %s, not raid1: rdmirror mirrors only RAID1",
+						       mdname, a.level ? a.level : "of an unknown level"));
+		md_array_clear(&a);
+		goto out;
+	}
+	if (a.array_state && !strcmp(a.array_state, "read-auto") &&
+	    mdadm_call(NULL, &msg, "--readwrite", dev, NULL) < 0) {
+		boot_item_fail(it, "EIO", msg);
+		md_array_clear(&a);
+		goto out;
+	}
+	rm = rd_member(&a);
+	if (rm && !rm->faulty) {
+		it->action = "already";
+		it->rd = xstrdup(rm->name);
+		words = sync_words(&a, rm);
+		md_array_clear(&a);
+		if (fix_write_mostly(it, mdname) < 0)
+			goto out;
+		wm = join_wm(it);
+		it->summary = xasprintf("already restored (%s, %s)%s%s%s", it->rd, words,
+					it->nwm ? ", " : "", wm, it->nwm ? " made write-mostly" : "");
+		free(wm);
+		goto wait;
+	}
+	if (rm && drop_faulty(it, mdname, rm->name) < 0) {
+		md_array_clear(&a);
+		goto out;
+	}
+	md_array_clear(&a);
+
+	r = md_member_size(mdname, &need, &why);
+	if (m->auto_size) {
+		if (r < 0) {
+			boot_item_fail(it, errno_code(-r), why);
+			why = NULL;
+			goto out;
+		}
+		size = need;
+	} else if (r == 0 && size < need) {
+		char *a1 = size_mib_str(size), *a2 = size_mib_str(need);
+
+		boot_item_fail(it, "EINVAL", xasprintf("the configured size %s is smaller than the %s a member of %s needs: use auto",
+						       a1, a2, mdname));
+		free(a1);
+		free(a2);
+		goto out;
+	}
+	if (attach_disk(it, size, m->prealloc, &index) < 0)
+		goto out;
+	path = md_dev_path(it->rd);
+	if (mdadm_call(NULL, &msg, dev, "--add", path, NULL) < 0) {
+		boot_item_fail(it, "EIO", msg);
+		if (detach_disk(index))
+			error_reset();	/* the add failed: that is the error to show */
+		goto out;
+	}
+	it->action = "added";
+	if (fix_write_mostly(it, mdname) < 0)
+		goto out;
+	r = md_array_read(mdname, &a);
+	if (r == 0) {
+		rm = rd_member(&a);
+		words = rm ? sync_words(&a, rm) : xstrdup("not in the array");
+		md_array_clear(&a);
+	} else {
+		words = xstrdup("state unknown");
+	}
+	wm = join_wm(it);
+	sz = size_mib_str(size);
+	it->summary = xasprintf("%s%sattached %s (%s%s), added to %s%s%s%s, %s", note ? note : "", note ? ", " : "",
+				it->rd, sz, m->prealloc ? ", preallocated" : "", mdname,
+				it->nwm ? ", " : "", wm, it->nwm ? " write-mostly" : "", words);
+	free(sz);
+	free(wm);
+wait:
+	if (o->wait && !it->message)
+		wait_sync(it, mdname);
+out:
+	free(why);
+	free(words);
+	free(note);
+	free(dev);
+	free(path);
+	free(mdname);
+}
+
+int cmd_restore(const struct opts *o)
+{
+	const char *path = o->config ? o->config : CONFIG_DEFAULT_PATH;
+	struct boot_report rep = { 0 };
+	struct config cfg;
+	int r = config_read(path, &cfg), rc;
+
+	if (r < 0) {
+		rc = fail_errno(-r, "cannot read %s: %s%s", path, strerror(-r),
+				r == -ENOENT ? " (see rdmirror.conf.example)" : "");
+		config_free(&cfg);
+		return rc;
+	}
+	for (size_t i = 0; i < cfg.n; i++)
+		restore_one(&cfg.v[i], o, &rep);
+	rc = boot_report_emit(&rep, "restore", &cfg, o->json);
+	boot_report_free(&rep);
+	config_free(&cfg);
+	return rc;
+}

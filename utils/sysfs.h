@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The rd disks as sysfs shows them: /sys/block/rdN/... */
+#ifndef RDCTL_SYSFS_H
+#define RDCTL_SYSFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct rd_disk {
+	char *name;		/* "rd0" */
+	unsigned index;
+	uint64_t size;		/* bytes */
+	bool has_allocated;
+	uint64_t allocated;	/* bytes of RAM held */
+	int preallocated;	/* 1, 0, or -1 when unknown */
+	bool has_devnum;
+	unsigned major, minor;
+	char **holders;		/* names in /sys/block/rdN/holders/, sorted */
+	size_t nholders;
+	char *mountpoint;	/* NULL when not mounted (or mountinfo unreadable) */
+};
+
+/*
+ * Parse "rdN" or "/dev/rdN" (N decimal, no sign, no leading zero).
+ * Returns true and sets *index.
+ */
+bool rd_parse_name(const char *arg, unsigned *index);
+
+/*
+ * Read one disk. 0, -ENODEV when it does not exist, or -errno when sysfs
+ * cannot be read. The caller frees with rd_disk_clear().
+ */
+int rd_disk_read(unsigned index, struct rd_disk *d);
+void rd_disk_clear(struct rd_disk *d);
+
+/* Every rd disk, sorted by index. 0 or -errno. */
+int rd_disks_list(struct rd_disk **disks, size_t *n);
+void rd_disks_free(struct rd_disk *disks, size_t n);
+
+/* Module state: /sys/module/rdmirror and its version file. */
+struct module_info {
+	bool loaded;
+	char *version;		/* NULL when unknown */
+	bool control_present;	/* <dev>/rdmirror-control exists */
+};
+void module_info_read(struct module_info *m);
+void module_info_clear(struct module_info *m);
+
+/* List a directory's entries (no dot entries), sorted. 0 or -errno. */
+int list_dir(const char *path, char ***names, size_t *n);
+void free_names(char **names, size_t n);
+
+#endif
