@@ -7,7 +7,8 @@
 #include <stdint.h>
 
 struct opts {
-	bool json, prealloc, force;
+	bool json, prealloc, force, wait;
+	const char *config;	/* --config FILE, or NULL for /etc/rdmirror.conf */
 };
 
 int cmd_attach(const struct opts *o, uint64_t size);
@@ -17,6 +18,8 @@ int cmd_flush(const struct opts *o, unsigned index);
 int cmd_list(const struct opts *o);
 int cmd_status(const struct opts *o);
 int cmd_version(const struct opts *o);
+int cmd_restore(const struct opts *o);
+int cmd_release(const struct opts *o);
 
 /* The message that says who holds a busy disk (holder, mount, process). */
 char *busy_message(unsigned index);

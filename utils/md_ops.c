@@ -23,10 +23,10 @@ int mdadm_call(char **out, char **msg, const char *arg, ...)
 	va_list ap;
 	int rc = 0;
 
-	argv[n++] = (char *)"mdadm";
+	argv[n++] = xstrdup("mdadm");
 	va_start(ap, arg);
 	for (const char *a = arg; a && n < MAX_ARGS + 1; a = va_arg(ap, const char *))
-		argv[n++] = (char *)a;
+		argv[n++] = xstrdup(a);
 	va_end(ap);
 	argv[n] = NULL;
 	if (out)
@@ -60,6 +60,8 @@ int mdadm_call(char **out, char **msg, const char *arg, ...)
 		res.out = NULL;
 	}
 	proc_result_clear(&res);
+	for (size_t i = 0; i < n; i++)
+		free(argv[i]);
 	return rc;
 }
 

@@ -47,6 +47,13 @@ static void child_exec(char *const argv[])
 	_exit(127);
 }
 
+/* close fd; the first error goes to *r (when *r is still 0) */
+static void close_keep(int fd, int *r)
+{
+	if (close(fd) < 0 && *r == 0)
+		*r = -errno;
+}
+
 static int set_cloexec_pipe(int fds[2])
 {
 	return pipe2(fds, O_CLOEXEC) < 0 ? -errno : 0;
@@ -110,17 +117,19 @@ int proc_run(char *const argv[], struct proc_result *res)
 	if (pid == 0) {
 		int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
-		if (nul < 0 || dup2(nul, 0) < 0 || dup2(ofd[1], 1) < 0 || dup2(efd[1], 2) < 0)
+		if (nul < 0 || dup2(nul, 0) < 0 || dup2(ofd[1], 1) < 0 || dup2(efd[1], 2) < 0 ||
+		    signal(SIGPIPE, SIG_DFL) == SIG_ERR)
 			_exit(126);
-		signal(SIGPIPE, SIG_DFL);
 		child_exec(argv);
 	}
-	close(ofd[1]);
-	close(efd[1]);
+	r = 0;
+	close_keep(ofd[1], &r);
+	close_keep(efd[1], &r);
 	ofd[1] = efd[1] = -1;
-	r = drain(ofd[0], efd[0], &out, &err);
-	close(ofd[0]);
-	close(efd[0]);
+	if (r == 0)
+		r = drain(ofd[0], efd[0], &out, &err);
+	close_keep(ofd[0], &r);
+	close_keep(efd[0], &r);
 	ofd[0] = efd[0] = -1;
 	while (waitpid(pid, &wst, 0) < 0) {
 		if (errno != EINTR) {
@@ -144,10 +153,12 @@ int proc_run(char *const argv[], struct proc_result *res)
 	return 0;
 fail:
 	for (int i = 0; i < 2; i++) {
+		int ignored = 0;	/* already failing: report the first error */
+
 		if (ofd[i] >= 0)
-			close(ofd[i]);
+			close_keep(ofd[i], &ignored);
 		if (efd[i] >= 0)
-			close(efd[i]);
+			close_keep(efd[i], &ignored);
 	}
 	free(err.p);
 	res->out = out.p;

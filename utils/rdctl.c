@@ -12,13 +12,14 @@
 #include "sysfs.h"
 
 enum command { CMD_NONE, CMD_ATTACH, CMD_DETACH, CMD_RESIZE, CMD_FLUSH,
-	       CMD_LIST, CMD_STATUS, CMD_HELP, CMD_VERSION };
+	       CMD_LIST, CMD_STATUS, CMD_RESTORE, CMD_RELEASE, CMD_HELP, CMD_VERSION };
 
 static const char *const cmd_names[] = {
-	"", "--attach", "--detach", "--resize", "--flush", "--list", "--status", "--help", "--version",
+	"", "--attach", "--detach", "--resize", "--flush", "--list", "--status", "--restore", "--release",
+	"--help", "--version",
 };
 
-enum { OPT_PREALLOC = 256, OPT_FORCE, OPT_LATER };
+enum { OPT_PREALLOC = 256, OPT_FORCE, OPT_RESTORE, OPT_RELEASE, OPT_WAIT, OPT_CONFIG };
 
 static const char usage_text[] =
 "Usage: rdctl COMMAND [OPTIONS]\n"
@@ -31,6 +32,10 @@ static const char usage_text[] =
 "  -f, --flush rdN         free all pages of a disk (only when unused)\n"
 "  -l, --list              list the rd disks\n"
 "  -s, --status            module, memory, every md array with an rd member, warnings\n"
+"      --restore           bring back the RAM member of every mirror in\n"
+"                          /etc/rdmirror.conf (at boot)\n"
+"      --release           take every RAM member out of its array and detach\n"
+"                          it (at shutdown)\n"
 "  -h, --help              show this help\n"
 "  -V, --version           show the version\n"
 "\n"
@@ -39,6 +44,8 @@ static const char usage_text[] =
 "      --prealloc          with --attach: allocate all the memory at once\n"
 "      --force             with --attach or --resize: allow a size above the\n"
 "                          available memory\n"
+"      --wait              with --restore: wait until the RAM members are in sync\n"
+"      --config FILE       with --restore: read FILE instead of /etc/rdmirror.conf\n"
 "\n"
 "SIZE is a whole number of MiB (2048), or a number with a binary unit K, M, G\n"
 "or T, optionally followed by B or iB (512K, 2G, 1TiB), or B for bytes; it must\n"
@@ -58,11 +65,10 @@ static const struct option long_opts[] = {
 	{ "version",  no_argument,       NULL, 'V' },
 	{ "prealloc", no_argument,       NULL, OPT_PREALLOC },
 	{ "force",    no_argument,       NULL, OPT_FORCE },
-	/* the boot and shutdown side, not in this version yet */
-	{ "restore",  no_argument,       NULL, OPT_LATER },
-	{ "release",  no_argument,       NULL, OPT_LATER },
-	{ "wait",     no_argument,       NULL, OPT_LATER },
-	{ "config",   required_argument, NULL, OPT_LATER },
+	{ "restore",  no_argument,       NULL, OPT_RESTORE },
+	{ "release",  no_argument,       NULL, OPT_RELEASE },
+	{ "wait",     no_argument,       NULL, OPT_WAIT },
+	{ "config",   required_argument, NULL, OPT_CONFIG },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -121,10 +127,13 @@ static int run(int argc, char **argv, struct opts *o)
 		case 'j': o->json = true; break;
 		case OPT_PREALLOC: o->prealloc = true; break;
 		case OPT_FORCE: o->force = true; break;
-		case OPT_LATER:
-			if (!rc)
-				rc = fail(EXIT_RUNTIME, "ENOSYS", "--%s is not implemented in rdctl %s yet",
-					  long_opts[li].name, RDCTL_VERSION);
+		case OPT_RESTORE: next = CMD_RESTORE; break;
+		case OPT_RELEASE: next = CMD_RELEASE; break;
+		case OPT_WAIT: o->wait = true; break;
+		case OPT_CONFIG:
+			if (!rc && o->config)
+				rc = usage_error("--config given twice: give one file");
+			o->config = optarg;
 			break;
 		case ':':
 			if (!rc)
@@ -152,7 +161,7 @@ static int run(int argc, char **argv, struct opts *o)
 		else if (cmd == next && !rc && optarg)
 			rc = usage_error("%s given twice: give one disk or size", cmd_names[cmd]);
 		cmd = next;
-		if (optarg)
+		if (optarg && c != OPT_CONFIG)
 			arg = optarg;
 	}
 	if (rc)
@@ -176,6 +185,12 @@ static int run(int argc, char **argv, struct opts *o)
 		return usage_error("--prealloc goes with --attach only");
 	if (o->force && cmd != CMD_ATTACH && cmd != CMD_RESIZE)
 		return usage_error("--force goes with --attach or --resize only");
+	if (o->wait && cmd != CMD_RESTORE)
+		return usage_error("--wait goes with --restore only");
+	if (o->config && cmd != CMD_RESTORE)
+		return usage_error("--config goes with --restore only");
+	if (o->config && !*o->config)
+		return usage_error("--config needs a file name");
 
 	switch (cmd) {
 	case CMD_ATTACH:
@@ -198,6 +213,10 @@ static int run(int argc, char **argv, struct opts *o)
 		return cmd_status(o);
 	case CMD_VERSION:
 		return cmd_version(o);
+	case CMD_RESTORE:
+		return cmd_restore(o);
+	case CMD_RELEASE:
+		return cmd_release(o);
 	default:
 		return usage_error("no command given: see rdctl --help");
 	}

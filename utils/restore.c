@@ -17,7 +17,7 @@
  *      "mdadm /dev/mdX --add /dev/rdN" (a blank RAM disk has no superblock,
  *      so mdadm adds it into the free slot and md recovers it in full);
  *   5. every working persistent member that is not write-mostly:
- *      "mdadm /dev/mdX --writemostly /dev/sdY"; never the RAM member;
+ *      "writemostly" > /sys/block/mdX/md/dev-Y/state; never the RAM member;
  *   6. with --wait, wait until the rd member is in sync.
  */
 #include "commands.h"
@@ -42,7 +42,7 @@
 #include "view.h"
 
 #define DEFAULT_TIMEOUT	30
-#define POLL_MS		250
+#define POLL_MS		500
 #define NODE_WAIT_MS	3000
 
 static double restore_timeout(void)
@@ -135,7 +135,7 @@ static size_t working_members(const struct md_array *a)
 static int bring_up(struct boot_item *it, const struct conf_mirror *m, char **mdname, char **note)
 {
 	double start = mono_now(), timeout = restore_timeout();
-	bool assembled = false;
+	bool assembled = false, ran = false;
 
 	*mdname = NULL;
 	*note = NULL;
@@ -163,10 +163,11 @@ static int bring_up(struct boot_item *it, const struct conf_mirror *m, char **md
 			}
 			missing = a.raid_disks > 0 ? (long)a.raid_disks - (long)working_members(&a) : -1;
 			md_array_clear(&a);
-			if ((missing >= 0 && missing <= 1) || late) {
+			if ((missing >= 0 && missing <= 1 && !ran) || late) {
 				char *dev = md_dev_path(name), *msg = NULL;
 				int rr = mdadm_call(NULL, &msg, "--run", dev, NULL);
 
+				ran = true;
 				free(dev);
 				if (md_array_read(name, &a) == 0) {
 					bool up = !is_inactive(&a);
@@ -207,32 +208,36 @@ static void wm_add(struct boot_item *it, const char *name)
 	it->wm[it->nwm++] = xstrdup(name);
 }
 
-/* Step 5: every working persistent member write-mostly; never the RAM member. */
+/*
+ * Step 5: every working persistent member write-mostly; never the RAM member.
+ * Through the kernel's per-member attribute, "writemostly" written to
+ * /sys/block/mdX/md/dev-Y/state (Documentation/admin-guide/md.rst): mdadm's
+ * --write-mostly only applies to devices added or re-added after it (mdadm(8),
+ * MANAGE MODE), not to a member already in the array. md records the flag in
+ * the member's superblock (devflags WriteMostly1) at the next superblock update.
+ */
 static int fix_write_mostly(struct boot_item *it, const char *mdname)
 {
 	struct md_array a;
-	char *dev;
 	int r = md_array_read(mdname, &a);
 
 	if (r < 0)
 		return boot_item_fail(it, errno_code(-r), xasprintf("cannot read %s: %s", mdname, strerror(-r)));
-	dev = md_dev_path(mdname);
 	for (size_t i = 0; i < a.nmembers; i++) {
 		const struct md_member *m = &a.members[i];
-		char *path, *msg = NULL;
+		char *path;
 
 		if (m->is_ram || m->faulty || m->write_mostly)
 			continue;
-		path = md_dev_path(m->name);
-		r = mdadm_call(NULL, &msg, dev, "--writemostly", path, NULL);
+		path = xasprintf("%s/block/%s/md/dev-%s/state", sysfs_root(), mdname, m->name);
+		r = write_text_file(path, "writemostly");
+		if (r < 0)
+			boot_item_fail(it, errno_code(-r), xasprintf("cannot make %s write-mostly (writemostly > %s): %s",
+								     m->name, path, strerror(-r)));
+		else
+			wm_add(it, m->name);
 		free(path);
-		if (r < 0) {
-			boot_item_fail(it, "EIO", msg);
-			continue;
-		}
-		wm_add(it, m->name);
 	}
-	free(dev);
 	md_array_clear(&a);
 	return it->message ? -1 : 0;
 }
@@ -316,9 +321,13 @@ static int attach_disk(struct boot_item *it, uint64_t size, bool prealloc, unsig
 		util_sleep_ms(POLL_MS);
 	r = path_exists(path);
 	free(path);
-	if (!r)
-		return boot_item_fail(it, "ENODEV", xasprintf("%s/%s did not appear within 3 s: is udev/devtmpfs running?",
-							      dev_root(), it->rd));
+	if (!r) {
+		boot_item_fail(it, "ENODEV", xasprintf("%s/%s did not appear within 3 s: is udev/devtmpfs running?",
+						       dev_root(), it->rd));
+		if (detach_disk(*index))
+			error_reset();	/* the missing node is the error to show */
+		return -1;
+	}
 	return 0;
 }
 
@@ -352,8 +361,9 @@ static int wait_sync(struct boot_item *it, const char *mdname)
 			double pct = md_sync_percent(&a);
 			char *eta = eta_str(md_sync_eta(&a));
 
-			fprintf(stderr, "\r%s: %s %s %5.1f%%, ETA %s   ", mdname, it->rd,
-				a.sync_action ? a.sync_action : "sync", pct < 0 ? 0.0 : pct, eta);
+			const char *act = !a.sync_action || !strcmp(a.sync_action, "recover") ? "recovery" : a.sync_action;
+
+			fprintf(stderr, "\r%s: %s %s %5.1f%%, ETA %s   ", mdname, it->rd, act, pct < 0 ? 0.0 : pct, eta);
 			shown = true;
 			free(eta);
 		}
@@ -414,6 +424,15 @@ static void restore_one(const struct conf_mirror *m, const struct opts *o, struc
 	if (rm && !rm->faulty) {
 		it->action = "already";
 		it->rd = xstrdup(rm->name);
+		if (rd_parse_name(rm->name, &index)) {
+			struct rd_disk d;
+
+			if (rd_disk_read(index, &d) == 0) {
+				it->has_size = true;
+				it->size = d.size;
+				rd_disk_clear(&d);
+			}
+		}
 		words = sync_words(&a, rm);
 		md_array_clear(&a);
 		if (fix_write_mostly(it, mdname) < 0)
@@ -493,6 +512,13 @@ int cmd_restore(const struct opts *o)
 	struct config cfg;
 	int r = config_read(path, &cfg), rc;
 
+	if (r == -ENOENT && !o->config) {
+		/* no /etc/rdmirror.conf: nothing configured, not an error (the
+		 * boot service runs on every host where rdmirror is installed) */
+		config_free(&cfg);
+		config_parse_text(path, "", &cfg);
+		r = 0;
+	}
 	if (r < 0) {
 		rc = fail_errno(-r, "cannot read %s: %s%s", path, strerror(-r),
 				r == -ENOENT ? " (see rdmirror.conf.example)" : "");
@@ -501,6 +527,13 @@ int cmd_restore(const struct opts *o)
 	}
 	for (size_t i = 0; i < cfg.n; i++)
 		restore_one(&cfg.v[i], o, &rep);
+	if (cfg.n == 0 && cfg.nerrs == 0 && !o->json &&
+	    (printf("no mirror configured in %s\n", path) < 0 || fflush(stdout) == EOF)) {
+		rc = fail_errno(EIO, "cannot write to standard output");
+		boot_report_free(&rep);
+		config_free(&cfg);
+		return rc;
+	}
 	rc = boot_report_emit(&rep, "restore", &cfg, o->json);
 	boot_report_free(&rep);
 	config_free(&cfg);

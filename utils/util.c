@@ -142,6 +142,28 @@ int read_text_file(const char *path, char **out)
 	return 0;
 }
 
+int write_text_file(const char *path, const char *text)
+{
+	size_t len = strlen(text);
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	do {
+		n = write(fd, text, len);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0 || (size_t)n != len) {
+		int e = n < 0 ? errno : EIO;
+
+		close(fd);
+		return -e;
+	}
+	if (close(fd) < 0)
+		return -errno;
+	return 0;
+}
+
 bool parse_u64(const char *s, uint64_t *out)
 {
 	uint64_t v = 0;

@@ -23,6 +23,8 @@ const char *dev_root(void);
 
 /* Read a whole small text file, trailing newlines removed. 0 or -errno. */
 int read_text_file(const char *path, char **out);
+/* Write text to an existing file (a sysfs attribute), truncating it. 0 or -errno. */
+int write_text_file(const char *path, const char *text);
 /* Parse a decimal unsigned integer that fills the whole string. */
 bool parse_u64(const char *s, uint64_t *out);
 /* Read a file holding one decimal number. 0, -errno, or -EINVAL. */

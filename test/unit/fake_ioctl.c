@@ -6,12 +6,15 @@
  * /dev/rdmirror-control.
  *   RDCTL_FAKE_IOCTL_ERRNO=EBUSY   fail every control ioctl with that errno
  *   RDCTL_FAKE_INDEX=N             index returned by ADD (default 3)
+ *   RDCTL_FAKE_LOG=FILE            append one line per answered ioctl
+ *                                  ("ioctl ADD <size> <flags>", "ioctl REMOVE <index>", ...)
  * The shim checks what the kernel checks about the structs: the ABI
  * version, and that reserved and "out" fields are zero (else EINVAL).
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -44,6 +47,20 @@ static int zero(const void *p, size_t n)
 	return 1;
 }
 
+static void log_line(const char *what, unsigned long long a, unsigned long long b)
+{
+	const char *path = getenv("RDCTL_FAKE_LOG");
+	FILE *f;
+
+	if (!path || !*path)
+		return;
+	f = fopen(path, "ae");
+	if (!f)
+		return;
+	fprintf(f, "ioctl %s %llu %llu\n", what, a, b);
+	fclose(f);
+}
+
 int ioctl(int fd, unsigned long req, ...)
 {
 	int (*real)(int, unsigned long, ...);
@@ -73,6 +90,7 @@ int ioctl(int fd, unsigned long req, ...)
 			return -1;
 		}
 		a->index = idx ? (unsigned)atoi(idx) : 3;
+		log_line("ADD", a->size, a->flags);
 	} else if (req == RDMIRROR_CTL_RESIZE) {
 		struct rdmirror_resize *r = arg;
 
@@ -80,6 +98,7 @@ int ioctl(int fd, unsigned long req, ...)
 			errno = EINVAL;
 			return -1;
 		}
+		log_line("RESIZE", r->index, r->size);
 	} else {
 		struct rdmirror_disk *d = arg;
 
@@ -87,6 +106,7 @@ int ioctl(int fd, unsigned long req, ...)
 			errno = EINVAL;
 			return -1;
 		}
+		log_line(req == RDMIRROR_CTL_REMOVE ? "REMOVE" : "FREE_PAGES", d->index, 0);
 	}
 	return 0;
 }

@@ -224,10 +224,13 @@ usage "resize no size" "--resize needs a disk and a size" -r rd0
 usage "extra arg" "unexpected argument 'extra'" -l extra
 usage "prealloc alone" "--prealloc goes with --attach only" -l --prealloc
 usage "force alone" "--force goes with --attach or --resize only" -d rd0 --force
-run "restore later" 1 --restore
-expect_err "restore later" "--restore is not implemented in rdctl $version yet"
-run "config later" 1 --config /etc/rdmirror.conf --json
-expect_code "config later" ENOSYS
+usage "wait alone" "--wait goes with --restore only" -l --wait
+usage "config alone" "--config goes with --restore only" --release --config /x
+usage "config twice" "--config given twice" --restore --config /a --config /b
+usage "config arg" "option --config needs an argument" --restore --config
+usage "restore and release" "--restore and --release cannot be used together" --restore --release
+run "config missing" 1 --restore --config /nonexistent/rdmirror.conf --json
+expect_code "config missing" ENOENT
 run "usage json" 2 -a 12x --json
 expect_code "usage json" USAGE
 
@@ -255,6 +258,9 @@ run "sysfs unreadable json" 1 --status --json
 expect_code "sysfs unreadable json" EISDIR
 vg "sysfs unreadable" 1 --list
 rmdir "$a" && mv "$a.off" "$a"
+
+# --- restore and release: fake tree, fake mdadm, fake ioctls -----------------------
+. "$here/boot-checks.sh"
 
 # --- valgrind runs --------------------------------------------------------------------
 if command -v valgrind >/dev/null; then

@@ -27,6 +27,8 @@ int main(void)
 	test_sysfs(root);
 	test_warnings();
 	test_json(root);
+	test_config();
+	test_member_size(root);
 	if (fake_tree_remove(root) < 0)
 		unit_failed++;
 	printf("unit: %d passed, %d failed\n", unit_passed, unit_failed);

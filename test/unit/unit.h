@@ -44,5 +44,7 @@ void test_table(void);
 void test_sysfs(const char *root);
 void test_warnings(void);
 void test_json(const char *root);
+void test_config(void);
+void test_member_size(const char *root);
 
 #endif

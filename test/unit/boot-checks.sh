@@ -1,0 +1,298 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# shellcheck disable=SC2154 # out, err, tmp, here, utils: set by run-checks.sh
+# rdctl --restore and --release on a fake tree, with a fake mdadm on PATH
+# (fake-mdadm) and the fake ioctls (fake_ioctl.so), both logging to one file
+# so that the order of what rdctl did can be checked. Sourced by
+# run-checks.sh: uses its run/pass/fail/expect_*/validate/vg helpers.
+
+saved_env="$RDCTL_SYSFS_ROOT|$RDCTL_PROC_ROOT|$RDCTL_DEV_ROOT|$PATH"
+broot=$tmp/boot
+bbin=$tmp/boot-bin
+blog=$tmp/boot.log
+conf=$tmp/rdmirror.conf
+mkdir -p "$bbin"
+cp "$here/fake-mdadm" "$bbin/mdadm"
+export PATH="$bbin:$PATH" RDCTL_FAKE_LOG=$blog RDCTL_RESTORE_TIMEOUT=0
+export RDCTL_SYSFS_ROOT=$broot/sys RDCTL_PROC_ROOT=$broot/proc RDCTL_DEV_ROOT=$broot/dev
+uuid=79387934:aaaad032:f56c6261:de230a86
+
+put() {	# FILE CONTENT
+	mkdir -p "$(dirname "$1")"
+	printf '%s\n' "$2" >"$1"
+}
+member() {	# ARRAY NAME STATE [SLOT]
+	local d=$broot/sys/block/$1/md/dev-$2
+	put "$d/state" "$3"
+	put "$d/slot" "${4:-1}"
+	put "$d/offset" 2048
+	put "$d/size" 1048576
+	put "$broot/sys/class/block/$2/size" 2101248
+}
+# md0: raid1, metadata 1.2, 1 GiB components, data offset 1 MiB (auto: 1025 MiB),
+# sdb write-mostly, sdc not, the RAM slot empty (as after a release)
+boot_tree() {
+	rm -rf "$broot"
+	local m=$broot/sys/block/md0/md
+	put "$m/level" raid1
+	put "$m/array_state" clean
+	put "$m/raid_disks" 3
+	put "$m/degraded" 1
+	put "$m/metadata_version" 1.2
+	put "$m/component_size" 1048576
+	put "$m/sync_action" idle
+	put "$m/sync_completed" none
+	put "$m/sync_speed" none
+	put "$m/fake_uuid" $uuid
+	member md0 sdb in_sync,write_mostly 1
+	member md0 sdc in_sync 2
+	put "$broot/sys/module/rdmirror/version" 0.1.0
+	put "$broot/proc/meminfo" "MemTotal: 16777216 kB"
+	put "$broot/proc/self/mountinfo" "22 1 8:1 / / rw - ext4 /dev/sda1 rw"
+	mkdir -p "$broot/dev"
+	: >"$broot/dev/rdmirror-control"
+	: >"$broot/dev/rd3"
+	: >"$blog"
+}
+# an rd member rdN in md0 with STATE; rdN exists in sysfs
+rd_member() {	# N STATE
+	member md0 "rd$1" "$2" 0
+	put "$broot/sys/block/rd$1/size" 2099200
+	put "$broot/sys/block/rd$1/dev" "252:$1"
+	mkdir -p "$broot/sys/block/rd$1/holders/md0"
+}
+expect_log() {	# NAME TEXT: the log is exactly TEXT
+	if [ "$(cat "$blog")" = "$2" ]; then pass; else fail "$1: log is '$(cat "$blog")', want '$2'"; fi
+}
+expect_log_lacks() {	# NAME REGEX
+	if ! grep -qE -- "$2" "$blog"; then pass; else fail "$1: log has '$2': $(cat "$blog")"; fi
+}
+state_of() { cat "$broot/sys/block/md0/md/dev-$1/state"; }
+# what md does with "writemostly" written to dev-Y/state: the flag shows in state
+settle() {
+	local f
+	for f in "$broot"/sys/block/md0/md/dev-*/state; do
+		if [ "$(cat "$f")" = writemostly ]; then put "$f" in_sync,write_mostly; fi
+	done
+}
+
+# --- restore: added, by device name, size auto, one member made write-mostly ---
+boot_tree
+printf '# test\n\nmd0   auto   # the array\n' >"$conf"
+run "restore" 0 --restore --config "$conf"
+expect_out "restore" "md0: attached rd3 (1025 MiB), added to md0, sdc write-mostly, recovery started"
+expect_log "restore log" "mdadm --detail --export /dev/md0
+ioctl ADD 1074790400 0
+mdadm /dev/md0 --add /dev/rd3"
+if [ "$(state_of sdc)" = writemostly ]; then pass; else fail "sdc not made write-mostly: $(state_of sdc)"; fi
+if [ "$(state_of sdb)" = in_sync,write_mostly ]; then pass; else fail "sdb was changed: $(state_of sdb)"; fi
+if [ "$(state_of rd3)" = spare ]; then pass; else fail "RAM member rd3 was changed: $(state_of rd3)"; fi
+settle
+# a second run changes nothing
+: >"$blog"
+run "restore again" 0 --restore --config "$conf"
+expect_out "restore again" "md0: already restored (rd3, recovery started)"
+expect_log_lacks "restore again: no add" "--add|ioctl"
+if [ "$(state_of sdc)" = in_sync,write_mostly ]; then pass; else fail "restore again changed sdc: $(state_of sdc)"; fi
+put "$broot/sys/block/md0/md/dev-rd3/state" in_sync
+put "$broot/sys/block/md0/md/sync_action" idle
+run "restore in sync" 0 --restore --config "$conf"
+expect_out "restore in sync" "md0: already restored (rd3, in sync)"
+run "restore json already" 0 --restore --config "$conf" --json
+validate "restore json already" restore,config_errors
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["restore"][0]; sys.exit(not (d["action"]=="already" and d["rd"]=="rd3" and d["uuid"]==sys.argv[2] and d["error"] is None))' "$out" "$uuid"
+then pass; else fail "restore json already: $(cat "$out")"; fi
+vg "restore already" 0 --restore --config "$conf" --json
+
+# --- an existing RAM member not write-mostly is left alone, a disk is fixed ---
+boot_tree
+rd_member 0 in_sync
+run "restore fixes wm" 0 --restore --config "$conf"
+expect_out "restore fixes wm" "md0: already restored (rd0, in sync), sdc made write-mostly"
+expect_log_lacks "restore fixes wm: RAM untouched" "rd0"
+if [ "$(state_of rd0)" = "in_sync" ]; then pass; else fail "rd0 was changed: $(state_of rd0)"; fi
+if [ "$(state_of sdc)" = writemostly ]; then pass; else fail "sdc not made write-mostly: $(state_of sdc)"; fi
+
+# --- by UUID, prealloc, JSON, --wait (sync done at once) ---
+boot_tree
+printf 'UUID=%s 2G prealloc\n' "$(echo $uuid | tr a-f A-F)" >"$conf"
+FAKE_MDADM_SYNC="done" run "restore uuid" 0 --restore --wait --config "$conf" --json
+validate "restore uuid" restore,config_errors
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["restore"][0]; sys.exit(not (d["action"]=="added" and d["array"]=="md0" and d["size"]==2<<30 and d["write_mostly_set"]==["sdc"]))' "$out"
+then pass; else fail "restore uuid json: $(cat "$out")"; fi
+if grep -qx "ioctl ADD 2147483648 1" "$blog"; then pass; else fail "restore uuid: no preallocated 2 GiB attach: $(cat "$blog")"; fi
+
+# --- an inactive array, only the RAM member missing: mdadm --run first ---
+boot_tree
+put "$broot/sys/block/md0/md/array_state" inactive
+printf 'md0 auto\n' >"$conf"
+run "restore inactive" 0 --restore --config "$conf"
+expect_out "restore inactive" "md0: started (only the RAM member was missing), attached rd3 (1025 MiB), added to md0, sdc write-mostly, recovery started"
+if head -1 "$blog" | grep -qx "mdadm --run /dev/md0"; then pass; else fail "restore inactive: log $(cat "$blog")"; fi
+
+# --- inactive with a disk missing too: started only at the end of the wait ---
+boot_tree
+put "$broot/sys/block/md0/md/array_state" inactive
+rm -rf "$broot/sys/block/md0/md/dev-sdc"
+run "restore degraded" 0 --restore --config "$conf"
+expect_out "restore degraded" "md0: started degraded after 0 s: 2 members missing, attached rd3 (1025 MiB), added to md0, recovery started"
+boot_tree
+put "$broot/sys/block/md0/md/array_state" inactive
+rm -rf "$broot/sys/block/md0/md/dev-sdc"
+vg "restore degraded" 0 --restore --config "$conf" --json
+run "status degraded" 0 --status
+expect_out_has "status degraded" "md0 has only one persistent member"
+
+# --- an empty configuration: nothing to do, exit 0 ---
+printf '# nothing yet\n' >"$tmp/empty.conf"
+run "restore empty" 0 --restore --config "$tmp/empty.conf"
+expect_out "restore empty" "no mirror configured in $tmp/empty.conf"
+
+# --- auto-read-only: made writable so that the recovery starts ---
+boot_tree
+put "$broot/sys/block/md0/md/array_state" read-auto
+run "restore read-auto" 0 --restore --config "$conf"
+if grep -qx "mdadm --readwrite /dev/md0" "$blog"; then pass; else fail "restore read-auto: log $(cat "$blog")"; fi
+
+# --- /dev/md/NAME, and an array that must be assembled first ---
+boot_tree
+mv "$broot/sys/block/md0" "$broot/sys/block/.pending-md0"
+mkdir -p "$broot/dev/md"
+ln -s ../md0 "$broot/dev/md/data"
+printf '/dev/md/data 1025M\n' >"$conf"
+run "restore assemble" 0 --restore --config "$conf"
+expect_out "restore assemble" "md0: attached rd3 (1025 MiB), added to md0, sdc write-mostly, recovery started"
+if head -1 "$blog" | grep -qx "mdadm --assemble --scan /dev/md/data"; then pass; else fail "restore assemble: log $(cat "$blog")"; fi
+mv "$broot/sys/block/md0" "$broot/sys/block/.pending-md0"
+rm -rf "$broot/sys/block/.pending-md0/md/dev-rd3"
+vg "restore assemble" 0 --restore --config "$conf"
+
+# --- bad lines and a missing array: the good lines are still done, exit 1 ---
+boot_tree
+printf 'md0 auto\nmd9 auto\nbogus auto\nmd0 2G\nmd1 7x\n' >"$conf"
+run "restore partial" 1 --restore --config "$conf"
+expect_out "restore partial" "md0: attached rd3 (1025 MiB), added to md0, sdc write-mostly, recovery started"
+for want in "rdctl: $conf:3: invalid array 'bogus'" "rdctl: $conf:4: md0 is already configured on line 1" \
+	"rdctl: $conf:5: invalid size '7x'" "rdctl: md9: md9 not found within 0 s"; do
+	if grep -qF -- "$want" "$err"; then pass; else fail "restore partial: stderr lacks '$want': $(cat "$err")"; fi
+done
+run "restore partial json" 1 --restore --config "$conf" --json
+validate "restore partial json" restore,config_errors
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not ([e["line"] for e in d["config_errors"]]==[3,4,5] and d["restore"][1]["action"]=="failed" and d["restore"][1]["error"]["code"]=="ENODEV"))' "$out"
+then pass; else fail "restore partial json: $(cat "$out")"; fi
+vg "restore partial" 1 --restore --config "$conf" --json
+
+# --- a configured size below what the array needs; mdadm --add failing ---
+boot_tree
+printf 'md0 1G\n' >"$conf"
+run "restore too small" 1 --restore --config "$conf"
+expect_err "restore too small" "md0: the configured size 1024 MiB is smaller than the 1025 MiB a member of md0 needs: use auto"
+expect_log_lacks "restore too small: no attach" "ioctl"
+printf 'md0 auto\n' >"$conf"
+FAKE_MDADM_FAIL=add run "restore add fails" 1 --restore --config "$conf"
+expect_err_has "restore add fails" "md0: mdadm $broot/dev/md0 --add $broot/dev/rd3 failed (exit 1): mdadm: fake failure of add"
+if tail -1 "$blog" | grep -qx "ioctl REMOVE 3 0"; then pass; else fail "restore add fails: rd3 not detached: $(cat "$blog")"; fi
+RDCTL_FAKE_IOCTL_ERRNO=ENOMEM run "restore ENOMEM" 1 --restore --config "$conf" --json
+validate "restore ENOMEM" restore,config_errors
+FAKE_MDADM_FAIL=add vg "restore add fails" 1 --restore --config "$conf"
+
+# --- /dev/rdN does not appear: the disk is detached again ---
+boot_tree
+rm "$broot/dev/rd3"
+run "restore no node" 1 --restore --config "$conf"
+expect_err_has "restore no node" "md0: $broot/dev/rd3 did not appear within 3 s"
+if tail -1 "$blog" | grep -qx "ioctl REMOVE 3 0"; then pass; else fail "restore no node: rd3 not detached: $(cat "$blog")"; fi
+
+# --- a faulty RAM member is removed and detached, then a fresh disk added ---
+boot_tree
+rd_member 0 faulty
+run "restore faulty" 0 --restore --config "$conf"
+expect_log "restore faulty log" "mdadm --detail --export /dev/md0
+mdadm /dev/md0 --remove /dev/rd0
+ioctl REMOVE 0 0
+ioctl ADD 1074790400 0
+mdadm /dev/md0 --add /dev/rd3"
+boot_tree
+rd_member 0 faulty
+vg "restore faulty" 0 --restore --config "$conf" --json
+
+# --- release: fail + remove through mdadm, then the detach ioctl ---
+boot_tree
+rd_member 0 in_sync
+run "release" 0 --release
+expect_out "release" "md0: released rd0 (failed, removed, detached)"
+expect_log "release log" "mdadm /dev/md0 --fail /dev/rd0 --remove /dev/rd0
+ioctl REMOVE 0 0"
+run "release nothing" 0 --release --json
+validate "release nothing" release
+boot_tree
+rd_member 0 in_sync
+run "release json" 0 --release --json
+validate "release json" release
+boot_tree
+rd_member 0 in_sync
+put "$broot/sys/block/md0/md/dev-sdb/state" spare
+put "$broot/sys/block/md0/md/dev-sdc/state" faulty
+run "release unsafe" 1 --release
+expect_err_has "release unsafe" "md0: not releasing rd0: no persistent member of md0 is in sync"
+expect_log "release unsafe log" ""
+boot_tree
+rd_member 0 in_sync
+FAKE_MDADM_FAIL=fail run "release fail" 1 --release --json
+validate "release fail json" release
+expect_log_lacks "release fail: no detach" "ioctl"
+boot_tree
+rd_member 0 in_sync
+vg "release" 0 --release --json
+
+# --- --wait: returns when the recovery has finished ---
+boot_tree
+printf 'md0 auto\n' >"$conf"
+( sleep 1.5; put "$broot/sys/block/md0/md/dev-rd3/state" in_sync; put "$broot/sys/block/md0/md/sync_action" idle ) &
+start=$SECONDS
+run "restore wait" 0 --restore --wait --config "$conf"
+wait
+if [ $((SECONDS - start)) -ge 1 ]; then pass; else fail "restore --wait did not wait"; fi
+expect_out "restore wait" "md0: attached rd3 (1025 MiB), added to md0, sdc write-mostly, recovery started"
+boot_tree
+( sleep 1.5; rm -rf "$broot/sys/block/md0/md/dev-rd3" ) &
+run "restore wait lost" 1 --restore --wait --config "$conf"
+wait
+expect_err "restore wait lost" "md0: rd3 left md0 during the recovery: see dmesg"
+
+# --- rdmirror-boot: start restores, stop releases ---
+boot_sh=$utils/../scripts/rdmirror-boot
+boot_tree
+if RDCTL=$rdctl RDMIRROR_CONF=$conf LD_PRELOAD=$shim sh "$boot_sh" start >"$out" 2>"$err"; then pass
+else fail "rdmirror-boot start: $(cat "$err")"; fi
+expect_out "rdmirror-boot start" "md0: attached rd3 (1025 MiB), added to md0, sdc write-mostly, recovery started"
+: >"$blog"
+if RDCTL=$rdctl LD_PRELOAD=$shim sh "$boot_sh" stop >"$out" 2>"$err"; then pass
+else fail "rdmirror-boot stop: $(cat "$err")"; fi
+expect_log "rdmirror-boot stop log" "mdadm /dev/md0 --fail /dev/rd3 --remove /dev/rd3
+ioctl REMOVE 3 0"
+if RDCTL=$rdctl RDMIRROR_CONF=$tmp/none sh "$boot_sh" start >"$out" 2>"$err"; then pass
+else fail "rdmirror-boot start without config: $(cat "$err")"; fi
+if RDCTL=$rdctl sh "$boot_sh" frob >"$out" 2>"$err"; then fail "rdmirror-boot frob succeeded"
+elif [ $? -eq 2 ]; then pass; else fail "rdmirror-boot frob: not exit 2"; fi
+
+# --- the systemd unit parses (with this rdctl, without the man page lookup) ---
+if command -v systemd-analyze >/dev/null; then
+	sed -e "s|/usr/sbin/rdctl|$rdctl|" -e '/^Documentation=/d' "$utils/../scripts/rdmirror-restore.service" \
+		>"$tmp/rdmirror-restore.service"
+	if systemd-analyze verify "$tmp/rdmirror-restore.service" >"$tmp/sa.out" 2>&1; then pass
+	else fail "systemd-analyze verify rdmirror-restore.service: $(cat "$tmp/sa.out")"; fi
+fi
+
+IFS='|' read -r RDCTL_SYSFS_ROOT RDCTL_PROC_ROOT RDCTL_DEV_ROOT PATH <<<"$saved_env"
+export RDCTL_SYSFS_ROOT RDCTL_PROC_ROOT RDCTL_DEV_ROOT PATH
+unset RDCTL_FAKE_LOG RDCTL_RESTORE_TIMEOUT
+
+# --- shell scripts: shellcheck ---
+if command -v shellcheck >/dev/null; then
+	for f in "$here/fake-mdadm" "$here/boot-checks.sh" "$utils/../scripts/rdmirror-boot"; do
+		if shellcheck "$f" >"$tmp/sc.out" 2>&1; then pass; else fail "shellcheck $f: $(cat "$tmp/sc.out")"; fi
+	done
+else
+	fail "shellcheck is not installed (apt-get install shellcheck)"
+fi

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --release: the shutdown side. For every md array with an rd member (not
+ * only the configured ones):
+ *   mdadm /dev/mdX --fail /dev/rdN --remove /dev/rdN
+ * then detach rdN.
+ *
+ * Why this is enough for the next boot to start the array at once, with
+ * no wait for mdadm's last-resort timer:
+ *  - the kernel rewrites the superblocks of the remaining members after the
+ *    removal; super_1_sync() (drivers/md/md.c) first sets every dev_roles[]
+ *    entry to MD_DISK_ROLE_SPARE (0xffff; MD_DISK_ROLE_FAULTY 0xfffe in older
+ *    kernels) and then writes a role only for the devices still in the array,
+ *    so the removed RAM member has no role below raid_disks any more;
+ *  - mdadm computes working_disks from those roles: getinfo_super1()
+ *    (super1.c) counts "role < raid_disks" entries, so it is the number of
+ *    persistent members;
+ *  - udev's incremental assembly (64-md-raid-assembly.rules: mdadm
+ *    --incremental) starts the array as soon as
+ *    "active_disks >= info.array.working_disks" (Incremental.c), i.e. when
+ *    every persistent member is there; --assemble uses the same count
+ *    (Assemble.c: req_cnt = content->array.working_disks). Only arrays left
+ *    with MD_STARTED=unsafe get the 30 s mdadm-last-resort@ timer.
+ * The array then runs degraded (raid_disks still counts the RAM slot) until
+ * --restore adds a RAM disk back into that slot. Shrinking raid_disks on
+ * release (mdadm --grow -n N-1) is therefore not needed; it would rewrite
+ * the array geometry at every shutdown and boot for no gain.
+ * After a power cut there was no release: the superblocks still count the
+ * RAM member as working, incremental assembly waits, and --restore starts
+ * the array with mdadm --run once only the RAM member is missing.
+ *
+ * A RAM member is not released when no persistent member is in sync (a
+ * recovery from RAM onto the disks still runs): failing it would lose the
+ * data that exists only in RAM.
+ */
+#include "commands.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "boot.h"
+#include "control.h"
+#include "errors.h"
+#include "md.h"
+#include "md_ops.h"
+#include "sysfs.h"
+#include "util.h"
+
+#define GONE_WAIT_MS	5000
+#define POLL_MS		100
+
+static bool member_gone(const char *mdname, const char *rd)
+{
+	char *path = xasprintf("%s/block/%s/md/dev-%s", sysfs_root(), mdname, rd);
+	bool gone = !path_exists(path);
+
+	free(path);
+	return gone;
+}
+
+static void release_member(const struct md_array *a, const struct md_member *m, struct boot_report *rep)
+{
+	struct boot_item *it = boot_item_new(rep, a->name);
+	char *dev = md_dev_path(a->name), *path = md_dev_path(m->name), *msg = NULL;
+	bool safe = false;
+	unsigned index;
+	int fd, r, rc;
+
+	it->rd = xstrdup(m->name);
+	for (size_t i = 0; i < a->nmembers; i++)
+		safe |= !a->members[i].is_ram && a->members[i].in_sync && !a->members[i].faulty;
+	if (!safe) {
+		boot_item_fail(it, "EBUSY",
+			       xasprintf("not releasing %s: no persistent member of %s is in sync, so the data is only in RAM; wait for the recovery (rdctl --status)",
+					 m->name, a->name));
+		goto out;
+	}
+	if (mdadm_call(NULL, &msg, dev, "--fail", path, "--remove", path, NULL) < 0) {
+		boot_item_fail(it, "EIO", msg);
+		msg = NULL;
+		goto out;
+	}
+	for (int waited = 0; !member_gone(a->name, m->name) && waited < GONE_WAIT_MS; waited += POLL_MS)
+		util_sleep_ms(POLL_MS);
+	if (!rd_parse_name(m->name, &index)) {
+		boot_item_fail(it, "EINVAL", xasprintf("%s is not an rd disk name", m->name));
+		goto out;
+	}
+	rc = control_open(false, &fd);
+	if (rc) {
+		boot_item_take_error(it);
+		goto out;
+	}
+	r = ctl_remove(fd, index);
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r < 0) {
+		boot_item_fail(it, errno_code(-r), xasprintf("removed %s from %s, but detaching it failed: %s",
+							     m->name, a->name, strerror(-r)));
+		goto out;
+	}
+	it->action = "released";
+	it->summary = xasprintf("released %s (failed, removed, detached)", m->name);
+out:
+	free(msg);
+	free(dev);
+	free(path);
+}
+
+int cmd_release(const struct opts *o)
+{
+	struct boot_report rep = { 0 };
+	struct md_array *arrays;
+	size_t n;
+	int r = md_arrays_with_rd(&arrays, &n), rc;
+
+	if (r < 0)
+		return fail_errno(-r, "cannot read the md arrays in %s/block: %s", sysfs_root(), strerror(-r));
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < arrays[i].nmembers; j++)
+			if (arrays[i].members[j].is_ram)
+				release_member(&arrays[i], &arrays[i].members[j], &rep);
+	md_arrays_free(arrays, n);
+	rc = boot_report_emit(&rep, "release", NULL, o->json);
+	boot_report_free(&rep);
+	return rc;
+}
