@@ -5,6 +5,7 @@
 #   make demo             the main job, in a VM: before/after table
 #   make check            every test (installs its own dependencies)
 #   make check-vm         the VM suite alone, on Debian's 6.1 and 6.12
+#   make bench            rd0 against the kernel's brd, fio, in a VM
 #   make lint             checkpatch, sparse, W=1, shellcheck, man page
 #   make check-pkg        DKMS builds for 6.1 and 6.12, .debs, install/uninstall,
 #                         and a build against the newest mainline source (7.x)
@@ -51,12 +52,15 @@ check-vm: deps tools
 demo: deps tools
 	test/demo/run
 
+bench: deps tools
+	test/bench/run
+
 clean:
 	rm -rf build test/helpers/rd-ioctl
 	-$(MAKE) -C utils clean
 	-test -d "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(CURDIR)/module clean
 
-.PHONY: all module utils tools deps check check-vm demo clean
+.PHONY: all module utils tools deps check check-vm demo bench clean
 
 # --- installation ----------------------------------------------------------
 
@@ -69,39 +73,27 @@ SYSTEMDUNITDIR ?= $(or $(shell pkg-config --variable=systemdsystemunitdir system
 DEPMOD ?= depmod
 DKMS ?= dkms
 
-# scripts/ (boot and shutdown): installed when present.
-UNIT_FILE := $(wildcard scripts/rdmirror-restore.service)
-BOOT_SCRIPT := $(wildcard scripts/rdmirror-boot)
-CONF_EXAMPLE := $(wildcard scripts/rdmirror.conf)
+DOCDIR ?= $(PREFIX)/share/doc/rdmirror
+# The example that becomes /etc/rdmirror.conf when there is none.
+CONF_EXAMPLE := $(firstword $(wildcard utils/rdmirror.conf.example scripts/rdmirror.conf))
 
 # What DKMS needs to build the module: the sources, Kbuild, the VERSION file.
-MODULE_SRCS := $(wildcard module/*.c module/*.h module/uapi/*.h) \
+MODULE_SRCS := $(filter-out %.mod.c,$(wildcard module/*.c module/*.h module/uapi/*.h)) \
 	module/Kbuild module/Makefile
 DKMS_SRC := $(DESTDIR)/usr/src/rdmirror-$(VERSION)
 MODULE_DEST := $(DESTDIR)/lib/modules/$(KVER)/updates
+INSTALL_DIRS := DESTDIR="$(DESTDIR)" SBINDIR="$(SBINDIR)" MANDIR="$(MANDIR)" \
+	COMPLETIONDIR="$(COMPLETIONDIR)" SYSTEMDUNITDIR="$(SYSTEMDUNITDIR)" DOCDIR="$(DOCDIR)"
 
-install: install-utils install-scripts
+install: install-utils install-config
 
+# rdctl, its man page and bash completion, rdmirror-restore.service and
+# rdmirror-boot (both pointed at $(SBINDIR)/rdctl), rdmirror.conf.example.
 install-utils:
-	$(MAKE) -C utils install DESTDIR="$(DESTDIR)" SBINDIR="$(SBINDIR)" \
-		MANDIR="$(MANDIR)" COMPLETIONDIR="$(COMPLETIONDIR)"
+	$(MAKE) -C utils install $(INSTALL_DIRS)
 
-# The unit and the boot script name rdctl by its path: point them at SBINDIR.
-# The example config goes to /etc only when there is none.
-install-scripts:
-ifneq ($(UNIT_FILE),)
-	install -d -m 0755 "$(DESTDIR)$(SYSTEMDUNITDIR)"
-	sed -e 's|/usr/s\?bin/rdctl|$(SBINDIR)/rdctl|g' \
-		-e 's|/usr/s\?bin/rdmirror-boot|$(SBINDIR)/rdmirror-boot|g' \
-		$(UNIT_FILE) >"$(DESTDIR)$(SYSTEMDUNITDIR)/rdmirror-restore.service"
-	chmod 0644 "$(DESTDIR)$(SYSTEMDUNITDIR)/rdmirror-restore.service"
-endif
-ifneq ($(BOOT_SCRIPT),)
-	install -d -m 0755 "$(DESTDIR)$(SBINDIR)"
-	sed -e 's|/usr/s\?bin/rdctl|$(SBINDIR)/rdctl|g' \
-		$(BOOT_SCRIPT) >"$(DESTDIR)$(SBINDIR)/rdmirror-boot"
-	chmod 0755 "$(DESTDIR)$(SBINDIR)/rdmirror-boot"
-endif
+# /etc/rdmirror.conf from the example, only when there is none.
+install-config:
 ifneq ($(CONF_EXAMPLE),)
 	@if [ -e "$(DESTDIR)$(SYSCONFDIR)/rdmirror.conf" ]; then \
 		echo "keeping $(DESTDIR)$(SYSCONFDIR)/rdmirror.conf"; \
@@ -117,7 +109,9 @@ install-module: module
 	$(if $(DESTDIR),,$(DEPMOD) -a $(KVER))
 
 dkms-install:
+ifeq ($(DESTDIR),)
 	@test -d "$(KDIR)" || { echo "no kernel headers at $(KDIR): install linux-headers-$(KVER) or pass KVER=" >&2; exit 1; }
+endif
 	rm -rf "$(DKMS_SRC)"
 	install -d -m 0755 "$(DKMS_SRC)/module/uapi"
 	for f in $(MODULE_SRCS); do install -m 0644 "$$f" "$(DKMS_SRC)/$$f"; done
@@ -133,10 +127,12 @@ endif
 # install-module for any kernel, and the DKMS module (all kernels) with its
 # sources. /etc/rdmirror.conf goes only when it is still the example.
 uninstall:
-	-$(MAKE) -C utils uninstall DESTDIR="$(DESTDIR)" SBINDIR="$(SBINDIR)" \
-		MANDIR="$(MANDIR)" COMPLETIONDIR="$(COMPLETIONDIR)"
-	rm -f "$(DESTDIR)$(SYSTEMDUNITDIR)/rdmirror-restore.service" \
-		"$(DESTDIR)$(SBINDIR)/rdmirror-boot"
+ifeq ($(DESTDIR),)
+	-[ ! -e "$(SYSTEMDUNITDIR)/rdmirror-restore.service" ] || ! command -v systemctl >/dev/null || \
+		systemctl disable rdmirror-restore.service
+endif
+	-$(MAKE) -C utils uninstall $(INSTALL_DIRS)
+	-rmdir "$(DESTDIR)$(DOCDIR)" 2>/dev/null
 	@conf="$(DESTDIR)$(SYSCONFDIR)/rdmirror.conf"; \
 	if [ -e "$$conf" ]; then \
 		if [ -n "$(CONF_EXAMPLE)" ] && cmp -s "$$conf" "$(CONF_EXAMPLE)"; then \
@@ -179,12 +175,11 @@ DEB_DATE ?= $(shell date -R -d @$$(git log -1 --format=%ct 2>/dev/null || date +
 
 deb:
 	rm -rf "$(DEB_DIR)"
-	install -d "$(DEB_SRC)/utils" "$(DEB_SRC)/module/uapi" "$(DEB_SRC)/scripts"
-	cp -r debian "$(DEB_SRC)/"
+	install -d "$(DEB_SRC)/module/uapi"
+	cp -r debian utils scripts "$(DEB_SRC)/"
 	cp VERSION dkms.conf Makefile README.md "$(DEB_SRC)/"
 	for f in $(MODULE_SRCS); do cp "$$f" "$(DEB_SRC)/$$f"; done
-	cp utils/Makefile utils/*.c utils/*.h utils/rdctl.8 utils/rdctl.bash-completion "$(DEB_SRC)/utils/"
-	$(if $(wildcard scripts/*),cp -r scripts/* "$(DEB_SRC)/scripts/")
+	rm -f "$(DEB_SRC)"/utils/*.o "$(DEB_SRC)/utils/rdctl"
 	printf '%s\n' \
 		"rdmirror ($(VERSION)-$(DEB_REVISION)) unstable; urgency=medium" "" \
 		"  * Release $(VERSION)." "" \
@@ -201,5 +196,5 @@ check-pkg:
 	test/pkg/check-dkms
 	test/pkg/check-mainline
 
-.PHONY: install install-utils install-scripts install-module dkms-install \
+.PHONY: install install-utils install-config install-module dkms-install \
 	uninstall deb lint check-pkg

@@ -2,6 +2,7 @@
 # rdctl against the real module: every command, its errors, its JSON.
 
 load helpers
+bats_require_minimum_version 1.5.0
 
 setup() { rd_common_setup; }
 teardown() { rm -f /run/modprobe.d/rdtest.conf; rd_common_teardown; }
@@ -68,8 +69,9 @@ json_get() {
 		[ "${#lines[@]}" = 1 ]
 		[[ "$output" == rdctl:* ]]
 	done
-	run rdctl -j --attach 12x
+	run --separate-stderr rdctl -j --attach 12x
 	[ "$status" = 2 ] && json_ok error
+	[[ "$stderr" == rdctl:* ]]
 	[ "$(json_get "d['error']['code']")" = USAGE ]
 	[ -z "$(find /sys/block -name 'rd*')" ]
 }
@@ -84,7 +86,7 @@ json_get() {
 	run rdctl --attach $((avail_mib + 64)) --force
 	[ "$status" = 0 ]
 	[ -e /sys/block/rd0 ]
-	run rdctl -j --attach $((total_mib * 2)) --force
+	run --separate-stderr rdctl -j --attach $((total_mib * 2)) --force
 	[ "$status" = 1 ] && json_ok error
 	[ "$(json_get "d['error']['code']")" = ENOMEM ]
 	[ ! -e /sys/block/rd1 ]
@@ -102,8 +104,8 @@ json_get() {
 	run rdctl --detach rd0
 	[ "$status" = 1 ]
 	[ "$output" = "rdctl: rd0 is a member of md0: remove it with mdadm /dev/md0 --fail /dev/rd0 --remove /dev/rd0 first" ]
-	run rdctl -j --detach /dev/rd0
-	json_ok error
+	run --separate-stderr rdctl -j --detach /dev/rd0
+	[ "$status" = 1 ] && json_ok error
 	[ "$(json_get "d['error']['code']")" = EBUSY ]
 	# mount
 	mkfs.ext4 -q /dev/rd1
@@ -171,7 +173,7 @@ json_get() {
 	echo 1000 >/proc/sys/dev/raid/speed_limit_max
 	echo 1000 >/proc/sys/dev/raid/speed_limit_min
 	mdadm --create /dev/md0 --run --level=1 --raid-devices=3 --metadata=1.2 \
-		/dev/rd0 --write-mostly "/dev/$(hdd 1)" "/dev/$(hdd 2)" 2>/dev/null
+		/dev/rd0 --write-mostly "/dev/$(hdd 1)" --readwrite "/dev/$(hdd 2)" 2>/dev/null
 	run rdctl -j --status
 	echo 200000 >/proc/sys/dev/raid/speed_limit_max
 	echo 500000 >/proc/sys/dev/raid/speed_limit_min
