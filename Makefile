@@ -5,6 +5,8 @@
 #   make demo             the main job, in a VM: before/after table
 #   make check            every test (installs its own dependencies)
 #   make check-vm         the VM suite alone, on Debian's 6.1 and 6.12
+#   make check-stress     the concurrency part of it
+#   make check-boot       real reboots and a power cut of a Debian image
 #   make bench            rd0 against the kernel's brd, fio, in a VM
 #   make lint             checkpatch, sparse, W=1, shellcheck, man page
 #   make check-pkg        DKMS builds for 6.1 and 6.12, .debs, install/uninstall,
@@ -49,6 +51,12 @@ check: deps
 check-vm: deps tools
 	test/vm/run
 
+check-boot: deps tools
+	test/boot/run
+
+check-stress: deps tools
+	test/vm/run test/bats/stress.bats
+
 demo: deps tools
 	test/demo/run
 
@@ -60,7 +68,7 @@ clean:
 	-$(MAKE) -C utils clean
 	-test -d "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(CURDIR)/module clean
 
-.PHONY: all module utils tools deps check check-vm demo bench clean
+.PHONY: all module utils tools deps check check-vm check-boot check-stress demo bench clean
 
 # --- installation ----------------------------------------------------------
 

@@ -9,7 +9,9 @@ debs=(
 	linux-headers-6.12-amd64 linux-image-6.12-amd64
 	qemu-system-x86 busybox-static udev mdadm fio bats e2fsprogs util-linux
 	valgrind shellcheck sparse
-	python3-jsonschema python3-pip
+	python3-jsonschema python3-pip man-db groff-base
+	dkms dh-dkms debhelper lintian dpkg-dev linux-source-6.12
+	flex bison bc libelf-dev libssl-dev xz-utils mmdebstrap
 )
 
 missing=()

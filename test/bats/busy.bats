@@ -52,7 +52,7 @@ refuse_all() {
 @test "md member: EBUSY, array and data intact" {
 	rd_add $((64 * MiB))
 	mdadm --create /dev/md0 --run --level=1 --raid-devices=2 --metadata=1.2 \
-		/dev/rd0 --write-mostly "/dev/$(hdd 1)" 2>/dev/null
+		/dev/rd0 --write-mostly "/dev/$(hdd 1)"
 	mdadm --wait /dev/md0 || true
 	head -c $((16 * MiB)) /dev/urandom >"$T/data"
 	dd if="$T/data" of=/dev/md0 bs=1M oflag=direct status=none

@@ -26,12 +26,18 @@ rd_common_teardown() {
 # Stop every md array on an rd disk or a test disk, unmount, remove disks.
 rd_cleanup() {
 	local m d
-	for m in $(awk '$2 ~ /^\/(mnt|tmp)\/rdtest/ { print $2 }' /proc/mounts | sort -r); do
-		umount "$m" || true
-	done
+	awk '$2 ~ /^\/(mnt|tmp)\/rdtest/ { print $2 }' /proc/mounts | sort -r |
+		while read -r m; do umount "$m" || true; done
 	for m in /sys/block/md*; do
 		[[ -e "$m" ]] || continue
 		mdadm --stop "/dev/${m##*/}" >/dev/null 2>&1 || true
+	done
+	# md removes a stopped array's device in the background: wait, or the
+	# next test's mdadm --create of the same name can fail.
+	udevadm settle
+	for m in $(seq 50); do
+		compgen -G '/sys/block/md*' >/dev/null || break
+		sleep 0.1
 	done
 	for d in $RD_TEST_HDDS; do
 		mdadm --zero-superblock "/dev/$d" >/dev/null 2>&1 || true
@@ -76,4 +82,5 @@ hdd() {
 	echo "${a[$(($1 - 1))]}"
 }
 
+# shellcheck disable=SC2034 # used by the .bats files that load this
 MiB=$((1 << 20))

@@ -11,7 +11,7 @@ teardown() { rd_common_teardown; }
 	hdd=$(hdd 1)
 	rd_add $((256 * MiB))
 	mdadm --create /dev/md0 --run --level=1 --raid-devices=2 --metadata=1.2 \
-		/dev/rd0 --write-mostly "/dev/$hdd" 2>/dev/null
+		/dev/rd0 --write-mostly "/dev/$hdd"
 	mdadm --wait /dev/md0 || true
 	[ "$(cat /sys/block/md0/md/array_state)" = clean ] || [ "$(cat /sys/block/md0/md/array_state)" = active ]
 	[ "$(cat /sys/block/md0/md/degraded)" = 0 ]
@@ -32,11 +32,11 @@ teardown() { rd_common_teardown; }
 
 	# Every write lands on the persistent member too.
 	mdadm --stop /dev/md0
-	mdadm --assemble /dev/md0 --run "/dev/$hdd" 2>/dev/null
+	mdadm --assemble /dev/md0 --run "/dev/$hdd"
 	mount -o ro /dev/md0 /tmp/rdtest-md
 	(cd /tmp/rdtest-md && sha256sum -c --quiet "$T/sums")
 	umount /tmp/rdtest-md
-	mdadm /dev/md0 --add /dev/rd0 2>/dev/null
+	mdadm /dev/md0 --add /dev/rd0
 	mdadm --wait /dev/md0 || true
 	[ "$(cat /sys/block/md0/md/degraded)" = 0 ]
 
@@ -57,7 +57,7 @@ teardown() { rd_common_teardown; }
 	rd_add $((64 * MiB))
 	nowait-io /dev/rd0
 	mdadm --create /dev/md0 --run --level=1 --raid-devices=2 --metadata=1.2 \
-		/dev/rd0 --write-mostly "/dev/$(hdd 2)" 2>/dev/null
+		/dev/rd0 --write-mostly "/dev/$(hdd 2)"
 	mdadm --wait /dev/md0 || true
 	nowait-io /dev/md0
 	fio --name=nowait --filename=/dev/md0 --rw=randrw --bs=4k --ioengine=io_uring \
