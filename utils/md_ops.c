@@ -136,6 +136,29 @@ char *md_uuid_of(const char *mdname)
 	return lower(uuid);
 }
 
+long md_raid_disks_on_disk(const char *mdname)
+{
+	char *member = first_member(mdname), *dev, *out = NULL, *v = NULL, *end;
+	long n = -1;
+
+	if (!member)
+		return -1;
+	dev = md_dev_path(member);
+	if (mdadm_call(&out, NULL, "--examine", "--export", dev, NULL) == 0)
+		v = export_value(out, "MD_DEVICES");
+	if (v) {
+		errno = 0;
+		n = strtol(v, &end, 10);
+		if (errno || *end || end == v || n <= 0)
+			n = -1;
+	}
+	free(v);
+	free(out);
+	free(dev);
+	free(member);
+	return n;
+}
+
 char *md_resolve_name(const char *name)
 {
 	char *link = xasprintf("%s/md/%s", dev_root(), name);

@@ -31,6 +31,12 @@ char *md_uuid_of(const char *mdname);
 
 /* The kernel name ("md127") that /dev/md/NAME points to, malloc'd, or NULL. */
 char *md_resolve_name(const char *name);
+/*
+ * The number of devices the array is made of, as its members' superblocks
+ * record it ("mdadm --examine --export": MD_DEVICES): what sysfs does not
+ * say of an array that is assembled but not started. -1 when unknown.
+ */
+long md_raid_disks_on_disk(const char *mdname);
 
 /* Does /sys/block/<name>/md exist with at least one member (dev-*)? */
 bool md_has_members(const char *mdname);

@@ -145,7 +145,7 @@ static int bring_up(struct boot_item *it, const struct conf_mirror *m, char **md
 
 		if (name) {
 			struct md_array a;
-			long missing;
+			long missing, raid_disks;
 			int r = md_array_read(name, &a);
 
 			if (r < 0) {
@@ -161,7 +161,13 @@ static int bring_up(struct boot_item *it, const struct conf_mirror *m, char **md
 				*mdname = name;
 				return 0;
 			}
-			missing = a.raid_disks > 0 ? (long)a.raid_disks - (long)working_members(&a) : -1;
+			/*
+			 * An array that udev's incremental assembly holds but has
+			 * not started shows no raid_disks in sysfs: ask its
+			 * members' superblocks how many it should have.
+			 */
+			raid_disks = a.raid_disks > 0 ? (long)a.raid_disks : md_raid_disks_on_disk(name);
+			missing = raid_disks > 0 ? raid_disks - (long)working_members(&a) : -1;
 			md_array_clear(&a);
 			if ((missing >= 0 && missing <= 1 && !ran) || late) {
 				char *dev = md_dev_path(name), *msg = NULL;
