@@ -161,26 +161,36 @@ static int rd_disk_lock_idle(struct rd_device *rd)
 	return 0;
 }
 
+/*
+ * Find disk @index and lock it idle (rd_disk_lock_idle()). Called with
+ * rd_ctl_mutex held; on error nothing more is locked.
+ */
+static int rd_disk_find_idle(u32 index, struct rd_device **rdp)
+{
+	struct rd_device *rd = idr_find(&rd_indexes, index);
+	int err;
+
+	if (!rd)
+		return -ENODEV;
+	err = rd_disk_lock_idle(rd);
+	if (!err)
+		*rdp = rd;
+	return err;
+}
+
 int rd_disk_remove(u32 index)
 {
 	struct rd_device *rd;
 	int err;
 
 	mutex_lock(&rd_ctl_mutex);
-	rd = idr_find(&rd_indexes, index);
-	if (!rd) {
-		err = -ENODEV;
-		goto out_unlock;
+	err = rd_disk_find_idle(index, &rd);
+	if (!err) {
+		rd->deleting = true;
+		mutex_unlock(&rd->disk->open_mutex);
+		idr_remove(&rd_indexes, index);
+		rd_disk_destroy(rd);
 	}
-	err = rd_disk_lock_idle(rd);
-	if (err)
-		goto out_unlock;
-	rd->deleting = true;
-	mutex_unlock(&rd->disk->open_mutex);
-
-	idr_remove(&rd_indexes, index);
-	rd_disk_destroy(rd);
-out_unlock:
 	mutex_unlock(&rd_ctl_mutex);
 	return err;
 }
@@ -226,20 +236,14 @@ int rd_disk_free_pages(u32 index)
 	int err;
 
 	mutex_lock(&rd_ctl_mutex);
-	rd = idr_find(&rd_indexes, index);
-	if (!rd) {
-		err = -ENODEV;
-		goto out_unlock;
+	err = rd_disk_find_idle(index, &rd);
+	if (!err) {
+		/* A preallocated disk keeps its memory reserved, zeroed. */
+		if (rd->prealloc)
+			flags |= RD_DISCARD_KEEP_PAGES;
+		rd_store_discard(rd, 0, get_capacity(rd->disk), flags);
+		mutex_unlock(&rd->disk->open_mutex);
 	}
-	err = rd_disk_lock_idle(rd);
-	if (err)
-		goto out_unlock;
-	/* A preallocated disk keeps its memory reserved, zeroed. */
-	if (rd->prealloc)
-		flags |= RD_DISCARD_KEEP_PAGES;
-	rd_store_discard(rd, 0, get_capacity(rd->disk), flags);
-	mutex_unlock(&rd->disk->open_mutex);
-out_unlock:
 	mutex_unlock(&rd_ctl_mutex);
 	return err;
 }
