@@ -36,7 +36,6 @@ churn() {
 	# Warm up what stays allocated once used (slab caches, udev's rules),
 	# so that the two readings differ only by what rd disks leaked.
 	churn w 3
-	fio --name=warm --filename=/dev/null --size=1M --output-format=terse >/dev/null
 	free_before=$(mem_free_kib)
 	rd_add $((64 * MiB))
 	rd_add $((64 * MiB))
