@@ -7,6 +7,8 @@
 #   make check-vm         the VM suite alone, on Debian's 6.1 and 6.12
 #   make check-stress     the concurrency part of it
 #   make check-boot       real reboots and a power cut of a Debian image
+#   make check-kunit      KUnit tests and the VM suite on a debug kernel
+#                         (KASAN, lockdep, kmemleak) built from linux-source-6.12
 #   make bench            rd0 against the kernel's brd, fio, in a VM
 #   make lint             checkpatch, sparse, W=1, shellcheck, man page
 #   make check-pkg        DKMS builds for 6.1 and 6.12, .debs, install/uninstall,
@@ -57,6 +59,9 @@ check-boot: deps tools
 check-stress: deps tools
 	test/vm/run test/bats/stress.bats
 
+check-kunit: deps tools
+	test/kunit/run
+
 demo: deps tools
 	test/demo/run
 
@@ -68,7 +73,7 @@ clean:
 	-$(MAKE) -C utils clean
 	-test -d "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(CURDIR)/module clean
 
-.PHONY: all module utils tools deps check check-vm check-boot check-stress demo bench clean
+.PHONY: all module utils tools deps check check-vm check-boot check-stress check-kunit demo bench clean
 
 # --- installation ----------------------------------------------------------
 

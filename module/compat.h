@@ -85,4 +85,35 @@ static inline int rd_compat_open(struct block_device *bdev, fmode_t mode)
 }
 #endif
 
+/*
+ * KUnit hooks: the tests (rd_kunit*.c, module rdmirror_kunit) are built
+ * for kernels with CONFIG_KUNIT from 6.9 on (bdev_file_open_by_dev() is
+ * how they open a disk). There the functions they call are exported to
+ * the test namespace and page allocation can be stubbed; everywhere else
+ * these hooks compile to nothing.
+ */
+#if IS_ENABLED(CONFIG_KUNIT) && LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+#include <kunit/static_stub.h>
+#include <kunit/visibility.h>
+#define RD_KUNIT_HOOKS 1
+/* rd_disk.c's block major, for the tests to open disks by number. */
+extern int rd_major;
+#else
+/*
+ * No-ops that still name their symbol, so that a misspelt one fails to
+ * build on every kernel, not only on a test kernel.
+ */
+#define VISIBLE_IF_KUNIT static
+#define RD_NOT_EXPORTED(symbol) static_assert(sizeof(typeof(symbol) *))
+#define EXPORT_SYMBOL_IF_KUNIT RD_NOT_EXPORTED
+#define KUNIT_STATIC_STUB_REDIRECT(real_fn_name, args...) ((void)(real_fn_name))
+#endif
+
+/* Module namespaces became strings in 6.13. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#define RD_IMPORT_KUNIT_NS() MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING")
+#else
+#define RD_IMPORT_KUNIT_NS() MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING)
+#endif
+
 #endif /* RD_COMPAT_H */

@@ -13,6 +13,7 @@
 #include <linux/uaccess.h>
 
 #include "uapi/rdmirror.h"
+#include "compat.h"
 #include "rd_control.h"
 #include "rd_device.h"
 
@@ -29,6 +30,7 @@ int rd_ctl_check_size(u64 size)
 		return -ENOMEM;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(rd_ctl_check_size);
 
 int rd_ctl_check_add(const struct rdmirror_add *req)
 {
@@ -38,6 +40,7 @@ int rd_ctl_check_add(const struct rdmirror_add *req)
 		return -EINVAL;
 	return rd_ctl_check_size(req->size);
 }
+EXPORT_SYMBOL_IF_KUNIT(rd_ctl_check_add);
 
 int rd_ctl_check_resize(const struct rdmirror_resize *req)
 {
@@ -46,6 +49,7 @@ int rd_ctl_check_resize(const struct rdmirror_resize *req)
 		return -EINVAL;
 	return rd_ctl_check_size(req->size);
 }
+EXPORT_SYMBOL_IF_KUNIT(rd_ctl_check_resize);
 
 int rd_ctl_check_disk(const struct rdmirror_disk *req)
 {
@@ -54,6 +58,7 @@ int rd_ctl_check_disk(const struct rdmirror_disk *req)
 		return -EINVAL;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(rd_ctl_check_disk);
 
 static long rd_ctl_add(struct rdmirror_add __user *argp)
 {

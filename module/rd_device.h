@@ -16,6 +16,17 @@
 #define RD_PAGE_SECTORS_SHIFT	(PAGE_SHIFT - SECTOR_SHIFT)
 #define RD_PAGE_SECTORS		BIT(RD_PAGE_SECTORS_SHIFT)
 
+/* The store page that holds @sector, and where in it the sector starts. */
+static inline pgoff_t rd_sector_page(sector_t sector)
+{
+	return sector >> RD_PAGE_SECTORS_SHIFT;
+}
+
+static inline unsigned int rd_sector_offset(sector_t sector)
+{
+	return (sector & (RD_PAGE_SECTORS - 1)) << SECTOR_SHIFT;
+}
+
 struct gendisk;
 
 struct rd_device {
@@ -46,6 +57,7 @@ int rd_store_write(struct rd_device *rd, sector_t sector, struct page *src,
 void rd_store_discard(struct rd_device *rd, sector_t sector,
 		      sector_t nr_sects, unsigned int flags);
 int rd_store_prealloc(struct rd_device *rd, pgoff_t first, pgoff_t end);
+struct page *rd_store_alloc_page(gfp_t gfp);
 
 /* Pages that back @sectors sectors (a partial last page counts). */
 static inline pgoff_t rd_sectors_to_pages(sector_t sectors)

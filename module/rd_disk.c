@@ -23,7 +23,8 @@
 static DEFINE_MUTEX(rd_ctl_mutex);
 static DEFINE_IDR(rd_indexes);
 static unsigned int rd_max_disks;
-static int rd_major;
+VISIBLE_IF_KUNIT int rd_major;
+EXPORT_SYMBOL_IF_KUNIT(rd_major);
 
 static ssize_t allocated_bytes_show(struct device *dev,
 				    struct device_attribute *attr, char *buf)
@@ -138,6 +139,7 @@ out_free_rd:
 	rd_device_free(rd);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(rd_disk_add);
 
 /* Caller holds rd_ctl_mutex and has taken @rd out of the index map. */
 static void rd_disk_destroy(struct rd_device *rd)
@@ -194,6 +196,7 @@ int rd_disk_remove(u32 index)
 	mutex_unlock(&rd_ctl_mutex);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(rd_disk_remove);
 
 int rd_disk_resize(u32 index, u64 size)
 {
@@ -228,6 +231,7 @@ out_unlock:
 	mutex_unlock(&rd_ctl_mutex);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(rd_disk_resize);
 
 int rd_disk_free_pages(u32 index)
 {
@@ -247,6 +251,7 @@ int rd_disk_free_pages(u32 index)
 	mutex_unlock(&rd_ctl_mutex);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(rd_disk_free_pages);
 
 int rd_disks_init(unsigned int max_disks)
 {

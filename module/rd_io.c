@@ -25,7 +25,7 @@ static blk_status_t rd_do_rw(struct rd_device *rd, struct bio *bio)
 
 		/* A segment may straddle two store pages: split it there. */
 		while (done < bv.bv_len) {
-			unsigned int off = (sector & (RD_PAGE_SECTORS - 1)) << SECTOR_SHIFT;
+			unsigned int off = rd_sector_offset(sector);
 			unsigned int len = min_t(unsigned int, bv.bv_len - done,
 						 PAGE_SIZE - off);
 

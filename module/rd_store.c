@@ -17,17 +17,19 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 
+#include "compat.h"
 #include "rd_device.h"
 
-static inline pgoff_t rd_sector_page(sector_t sector)
+/*
+ * Every page the store takes comes from here, so that the KUnit tests can
+ * make allocation fail at a chosen point (a no-op without CONFIG_KUNIT).
+ */
+struct page *rd_store_alloc_page(gfp_t gfp)
 {
-	return sector >> RD_PAGE_SECTORS_SHIFT;
+	KUNIT_STATIC_STUB_REDIRECT(rd_store_alloc_page, gfp);
+	return alloc_page(gfp);
 }
-
-static inline unsigned int rd_sector_offset(sector_t sector)
-{
-	return (sector & (RD_PAGE_SECTORS - 1)) << SECTOR_SHIFT;
-}
+EXPORT_SYMBOL_IF_KUNIT(rd_store_alloc_page);
 
 static void rd_page_free_rcu(struct rcu_head *head)
 {
@@ -39,6 +41,7 @@ void rd_store_init(struct rd_device *rd)
 	xa_init(&rd->pages);
 	atomic_long_set(&rd->nr_pages, 0);
 }
+EXPORT_SYMBOL_IF_KUNIT(rd_store_init);
 
 /* Called once no I/O can reach the disk any more. */
 void rd_store_destroy(struct rd_device *rd)
@@ -53,6 +56,7 @@ void rd_store_destroy(struct rd_device *rd)
 	xa_destroy(&rd->pages);
 	atomic_long_set(&rd->nr_pages, 0);
 }
+EXPORT_SYMBOL_IF_KUNIT(rd_store_destroy);
 
 /* Copy @len bytes at @sector (within one page) to @dst; holes read as 0. */
 void rd_store_read(struct rd_device *rd, sector_t sector, struct page *dst,
@@ -69,6 +73,7 @@ void rd_store_read(struct rd_device *rd, sector_t sector, struct page *dst,
 	rcu_read_unlock();
 	flush_dcache_page(dst);
 }
+EXPORT_SYMBOL_IF_KUNIT(rd_store_read);
 
 /*
  * Copy @len bytes from @src to @sector (within one page), allocating the
@@ -96,8 +101,8 @@ int rd_store_write(struct rd_device *rd, sector_t sector, struct page *src,
 		 * a racing reader never sees what the page held before; a
 		 * page the write covers whole needs no zeroing.
 		 */
-		page = alloc_page(gfp | __GFP_NOWARN |
-				  (len == PAGE_SIZE ? 0 : __GFP_ZERO));
+		page = rd_store_alloc_page(gfp | __GFP_NOWARN |
+					   (len == PAGE_SIZE ? 0 : __GFP_ZERO));
 		if (!page)
 			return -ENOMEM;
 		memcpy_page(page, off, src, src_off, len);
@@ -112,6 +117,7 @@ int rd_store_write(struct rd_device *rd, sector_t sector, struct page *src,
 		/* Another writer inserted this page first: write into it. */
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(rd_store_write);
 
 static void rd_store_zero(struct rd_device *rd, pgoff_t idx, unsigned int off,
 			  unsigned int len)
@@ -183,6 +189,7 @@ void rd_store_discard(struct rd_device *rd, sector_t sector,
 		rd_store_zero(rd, rd_sector_page(sector), 0,
 			      (end - sector) << SECTOR_SHIFT);
 }
+EXPORT_SYMBOL_IF_KUNIT(rd_store_discard);
 
 /*
  * Allocate zeroed pages [first, end). On failure free what this call
@@ -209,8 +216,8 @@ int rd_store_prealloc(struct rd_device *rd, pgoff_t first, pgoff_t end)
 			break;
 		}
 		/* RETRY_MAYFAIL: fail this request rather than OOM-kill. */
-		page = alloc_page(GFP_KERNEL | __GFP_ZERO | __GFP_RETRY_MAYFAIL |
-				  __GFP_NOWARN);
+		page = rd_store_alloc_page(GFP_KERNEL | __GFP_ZERO |
+					   __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
 		if (!page) {
 			err = -ENOMEM;
 			break;
@@ -230,3 +237,4 @@ int rd_store_prealloc(struct rd_device *rd, pgoff_t first, pgoff_t end)
 				     RD_DISCARD_QUIESCED | RD_DISCARD_MAY_SLEEP);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(rd_store_prealloc);

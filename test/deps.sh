@@ -11,7 +11,7 @@ debs=(
 	valgrind shellcheck sparse
 	python3-jsonschema python3-pip man-db groff-base
 	dkms dh-dkms debhelper lintian dpkg-dev linux-source-6.12
-	flex bison bc libelf-dev libssl-dev xz-utils mmdebstrap
+	flex bison bc libelf-dev libssl-dev xz-utils mmdebstrap ccache
 )
 
 missing=()

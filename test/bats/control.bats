@@ -44,7 +44,7 @@ teardown() { rd_common_teardown; }
 		run rd-ioctl add size=$s
 		[ "$status" = 1 ] && [ "$output" = EINVAL ]
 	done
-	ram=$(awk '/^MemTotal:/ { print $2 * 1024 }' /proc/meminfo)
+	ram=$(($(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) * 1024))
 	run rd-ioctl add size=$(((ram / 4096 + 1024) * 4096))
 	[ "$status" = 1 ] && [ "$output" = ENOMEM ]
 	run rd-ioctl add size=$((1 << 62))
@@ -162,7 +162,7 @@ teardown() { rd_common_teardown; }
 
 @test "preallocation larger than free memory fails with ENOMEM and frees everything" {
 	free_before=$(awk '/^MemFree:/ { print $2 }' /proc/meminfo)
-	total=$(awk '/^MemTotal:/ { print $2 * 1024 }' /proc/meminfo)
+	total=$(($(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) * 1024))
 	run rd-ioctl add size=$(((total / 4096 - 256) * 4096)) flags=1
 	[ "$status" = 1 ] && [ "$output" = ENOMEM ]
 	[ ! -e /sys/block/rd0 ]

@@ -3,7 +3,9 @@
 # disk and no md array, and fails if the kernel logged a bug while it ran.
 
 # Kernel log lines that mean the test hit a kernel bug.
-RD_KERNEL_BAD='BUG|WARNING|Oops|Call Trace|KASAN|kmemleak|possible recursive locking|circular locking|INFO: task .* blocked'
+# What a kernel says when it finds a bug: oopses and warnings, KASAN, and
+# lockdep's reports (the debug-kernel pass has KASAN and lockdep on).
+RD_KERNEL_BAD='BUG|WARNING|Oops|Call Trace|KASAN|kmemleak|possible recursive locking|circular locking|inconsistent lock state|suspicious RCU usage|lock inversion|bad unlock balance|held lock freed|lock held when returning|INFO: task .* blocked'
 
 rd_common_setup() {
 	RD_DMESG_START=$(dmesg | wc -l)

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmirror_kunit.ko: the module's KUnit tests. Loading it runs them (the
+ * results are in /sys/kernel/debug/kunit/rdmirror_*). Built only for
+ * kernels with CONFIG_KUNIT, and never installed by DKMS.
+ */
+#include <kunit/static_stub.h>
+#include <kunit/test.h>
+#include <linux/gfp.h>
+#include <linux/module.h>
+
+#include "compat.h"
+#include "rd_device.h"
+#include "rd_kunit.h"
+
+/*
+ * State of the failing allocator. KUnit runs one test at a time and the
+ * stub only redirects calls made in that test's thread, so one copy does.
+ */
+static struct {
+	int ok;		/* allocations left before they fail */
+	int calls;	/* allocations asked for */
+} rd_kunit_alloc;
+
+static struct page *rd_kunit_alloc_page(gfp_t gfp)
+{
+	rd_kunit_alloc.calls++;
+	if (rd_kunit_alloc.ok <= 0)
+		return NULL;
+	rd_kunit_alloc.ok--;
+	return alloc_page(gfp);
+}
+
+int *rd_kunit_fail_allocs_after(struct kunit *test, int ok)
+{
+	rd_kunit_alloc.ok = ok;
+	rd_kunit_alloc.calls = 0;
+	/* Deactivated by KUnit when the test ends. */
+	kunit_activate_static_stub(test, rd_store_alloc_page,
+				   rd_kunit_alloc_page);
+	return &rd_kunit_alloc.calls;
+}
+
+kunit_test_suites(&rd_kunit_store_suite, &rd_kunit_ctl_suite,
+		  &rd_kunit_disk_suite);
+
+MODULE_DESCRIPTION("KUnit tests for rdmirror");
+MODULE_LICENSE("GPL");
+RD_IMPORT_KUNIT_NS();

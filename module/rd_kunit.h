@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the KUnit suites of rdmirror_kunit.ko share: their suite tables
+ * (registered in rd_kunit.c) and a page allocator that fails on demand.
+ */
+#ifndef RD_KUNIT_H
+#define RD_KUNIT_H
+
+#include <kunit/test.h>
+
+#include "compat.h"
+
+#ifndef RD_KUNIT_HOOKS
+#error "rdmirror's KUnit tests need a kernel with CONFIG_KUNIT, 6.9 or newer"
+#endif
+
+extern struct kunit_suite rd_kunit_store_suite;
+extern struct kunit_suite rd_kunit_ctl_suite;
+extern struct kunit_suite rd_kunit_disk_suite;
+
+/*
+ * From now until the test ends, rd_store_alloc_page() in this test's
+ * thread succeeds @ok more times and then fails. Returns a counter of the
+ * allocations it was asked for.
+ */
+int *rd_kunit_fail_allocs_after(struct kunit *test, int ok);
+
+#endif /* RD_KUNIT_H */

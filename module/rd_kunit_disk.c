@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of whole disks (rd_disk.c, rd_io.c): add and remove, the
+ * refusals while a disk is open, bios whose segments straddle store pages,
+ * discard and write-zeroes through the block layer, resize, free-all, and
+ * preallocation that fails at creation or on growth.
+ *
+ * They use the disks of the loaded rdmirror module: each test removes
+ * what it added, even when it fails.
+ */
+#include <kunit/test.h>
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/delay.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/highmem.h>
+#include <linux/jiffies.h>
+#include <linux/sizes.h>
+
+#include "uapi/rdmirror.h"
+#include "compat.h"
+#include "rd_device.h"
+#include "rd_kunit.h"
+
+/*
+ * udev may hold a new disk open for a moment to probe it, as it does for
+ * any disk: an operation that needs the disk closed waits that out.
+ */
+static int rd_kunit_when_closed(int (*op)(u32 index), u32 index)
+{
+	unsigned long deadline = jiffies + 5 * HZ;
+	int err;
+
+	while ((err = op(index)) == -EBUSY && time_before(jiffies, deadline))
+		msleep(20);
+	return err;
+}
+
+static int rd_kunit_shrink_when_closed(u32 index, u64 size)
+{
+	unsigned long deadline = jiffies + 5 * HZ;
+	int err;
+
+	while ((err = rd_disk_resize(index, size)) == -EBUSY &&
+	       time_before(jiffies, deadline))
+		msleep(20);
+	return err;
+}
+
+static void rd_kunit_remove_action(void *index)
+{
+	/* Gone already if the test removed it. */
+	rd_kunit_when_closed(rd_disk_remove, (u32)(uintptr_t)index);
+}
+
+/* Add a disk that is removed when the test ends. */
+static u32 rd_kunit_add(struct kunit *test, u64 size, u32 flags)
+{
+	u32 index;
+
+	KUNIT_ASSERT_EQ(test, rd_disk_add(size, flags, &index), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rd_kunit_remove_action,
+							(void *)(uintptr_t)index), 0);
+	return index;
+}
+
+static void rd_kunit_close_action(void *file)
+{
+	/* Synchronously: the tests then check that the disk is free. */
+	__fput_sync(file);
+}
+
+/* Open disk @index read-write, as a user would; closed at the end. */
+static struct file *rd_kunit_open(struct kunit *test, u32 index)
+{
+	struct file *file;
+
+	file = bdev_file_open_by_dev(MKDEV(rd_major, index),
+				     BLK_OPEN_READ | BLK_OPEN_WRITE, NULL, NULL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, file);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rd_kunit_close_action,
+							file), 0);
+	return file;
+}
+
+static void rd_kunit_close(struct kunit *test, struct file *file)
+{
+	kunit_release_action(test, rd_kunit_close_action, file);
+}
+
+/* Disk @index cannot be opened: it does not exist. */
+static void rd_kunit_expect_gone(struct kunit *test, u32 index)
+{
+	struct file *file = bdev_file_open_by_dev(MKDEV(rd_major, index),
+						  BLK_OPEN_READ, NULL, NULL);
+
+	KUNIT_EXPECT_TRUE_MSG(test, IS_ERR(file), "rd%u can still be opened", index);
+	if (!IS_ERR(file))
+		__fput_sync(file);
+}
+
+static struct rd_device *rd_kunit_rd(struct file *file)
+{
+	return file_bdev(file)->bd_disk->private_data;
+}
+
+static unsigned long rd_kunit_pages(struct file *file)
+{
+	return atomic_long_read(&rd_kunit_rd(file)->nr_pages);
+}
+
+/* The byte at disk offset @pos in what the tests write. */
+static u8 rd_kunit_byte(u64 pos)
+{
+	return (u8)(pos * 11 + (pos >> SECTOR_SHIFT) * 5 + 3);
+}
+
+struct rd_kunit_seg {
+	unsigned int off;	/* in its memory page */
+	unsigned int len;
+};
+
+/*
+ * One bio from @sector, one memory page per segment: a write sends the
+ * pattern, a read checks that the pattern (@written) or zeros come back.
+ * Segment lengths are multiples of 512 bytes.
+ */
+static void rd_kunit_bio(struct kunit *test, struct file *file, bool write,
+			 sector_t sector, const struct rd_kunit_seg *segs,
+			 unsigned int n, bool written)
+{
+	struct block_device *bdev = file_bdev(file);
+	struct page *pages[4];
+	u64 pos = (u64)sector << SECTOR_SHIFT;
+	unsigned int i, j, bad = 0;
+	struct bio *bio;
+	int err;
+	u8 *p;
+
+	KUNIT_ASSERT_LE(test, n, ARRAY_SIZE(pages));
+	bio = bio_alloc(bdev, n, write ? REQ_OP_WRITE : REQ_OP_READ, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bio);
+	bio->bi_iter.bi_sector = sector;
+	for (i = 0; i < n; i++) {
+		pages[i] = alloc_page(GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, pages[i]);
+		p = kmap_local_page(pages[i]);
+		for (j = 0; j < PAGE_SIZE; j++)
+			p[j] = 0x5a;
+		for (j = 0; write && j < segs[i].len; j++)
+			p[segs[i].off + j] = rd_kunit_byte(pos + j);
+		kunmap_local(p);
+		__bio_add_page(bio, pages[i], segs[i].len, segs[i].off);
+		pos += segs[i].len;
+	}
+	err = submit_bio_wait(bio);
+	bio_put(bio);
+	KUNIT_EXPECT_EQ(test, err, 0);
+
+	pos = (u64)sector << SECTOR_SHIFT;
+	for (i = 0; i < n; i++) {
+		p = kmap_local_page(pages[i]);
+		for (j = 0; !write && j < segs[i].len; j++) {
+			u8 want = written ? rd_kunit_byte(pos + j) : 0;
+
+			if (p[segs[i].off + j] != want && !bad++)
+				KUNIT_FAIL(test, "byte at %llu is %#x, want %#x",
+					   pos + j, p[segs[i].off + j], want);
+		}
+		kunmap_local(p);
+		__free_page(pages[i]);
+		pos += segs[i].len;
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0U);
+}
+
+/* Read @nr_pages whole pages from page @first: pattern or zeros. */
+static void rd_kunit_expect_pages(struct kunit *test, struct file *file,
+				  pgoff_t first, unsigned int nr, bool written)
+{
+	static const struct rd_kunit_seg whole = { 0, PAGE_SIZE };
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		rd_kunit_bio(test, file, false,
+			     (sector_t)(first + i) << RD_PAGE_SECTORS_SHIFT,
+			     &whole, 1, written);
+}
+
+static void rd_kunit_write_pages(struct kunit *test, struct file *file,
+				 pgoff_t first, unsigned int nr)
+{
+	static const struct rd_kunit_seg whole = { 0, PAGE_SIZE };
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		rd_kunit_bio(test, file, true,
+			     (sector_t)(first + i) << RD_PAGE_SECTORS_SHIFT,
+			     &whole, 1, true);
+}
+
+static void rd_kunit_disk_lifecycle(struct kunit *test)
+{
+	char name[DISK_NAME_LEN];
+	struct file *file;
+	u32 index;
+
+	index = rd_kunit_add(test, 1024 * SZ_1K, 0);
+	file = rd_kunit_open(test, index);
+	snprintf(name, sizeof(name), "rd%u", index);
+	KUNIT_EXPECT_STREQ(test, file_bdev(file)->bd_disk->disk_name, name);
+	KUNIT_EXPECT_EQ(test, get_capacity(file_bdev(file)->bd_disk), 2048ULL);
+	KUNIT_EXPECT_FALSE(test, rd_kunit_rd(file)->prealloc);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(file), 0UL);
+	rd_kunit_close(test, file);
+
+	KUNIT_EXPECT_EQ(test, rd_kunit_when_closed(rd_disk_remove, index), 0);
+	/* Gone: every operation on it says so. */
+	KUNIT_EXPECT_EQ(test, rd_disk_remove(index), -ENODEV);
+	KUNIT_EXPECT_EQ(test, rd_disk_resize(index, 2048 * SZ_1K), -ENODEV);
+	KUNIT_EXPECT_EQ(test, rd_disk_free_pages(index), -ENODEV);
+	rd_kunit_expect_gone(test, index);
+	/* The index is free again: the next disk takes it. */
+	KUNIT_EXPECT_EQ(test, rd_kunit_add(test, 64 * SZ_1K, 0), index);
+}
+
+static void rd_kunit_disk_remove_while_open(struct kunit *test)
+{
+	u32 index = rd_kunit_add(test, 64 * SZ_1K, 0);
+	struct file *file = rd_kunit_open(test, index);
+
+	rd_kunit_write_pages(test, file, 0, 2);
+	KUNIT_EXPECT_EQ(test, rd_disk_remove(index), -EBUSY);
+	KUNIT_EXPECT_EQ(test, rd_disk_free_pages(index), -EBUSY);
+	KUNIT_EXPECT_EQ(test, rd_disk_resize(index, 32 * SZ_1K), -EBUSY);
+	/* Refused means untouched. */
+	KUNIT_EXPECT_EQ(test, get_capacity(file_bdev(file)->bd_disk), 128ULL);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(file), 2UL);
+	rd_kunit_expect_pages(test, file, 0, 2, true);
+
+	rd_kunit_close(test, file);
+	KUNIT_EXPECT_EQ(test, rd_kunit_when_closed(rd_disk_remove, index), 0);
+}
+
+/*
+ * Segments that straddle store pages, written with one memory layout and
+ * read back with another.
+ */
+static void rd_kunit_disk_io_crosses_pages(struct kunit *test)
+{
+	/* From sector 3: disk bytes [1536, 8192) on 4 KiB pages. */
+	static const struct rd_kunit_seg wsegs[] = {
+		{ 0, PAGE_SIZE }, { 1024, 2048 }, { 512, PAGE_SIZE - 3584 },
+	};
+	static const struct rd_kunit_seg rsegs[] = {
+		{ 512, SECTOR_SIZE }, { 0, PAGE_SIZE }, { 0, PAGE_SIZE - 2048 },
+	};
+	u32 index = rd_kunit_add(test, 64 * SZ_1K, 0);
+	struct file *file = rd_kunit_open(test, index);
+	unsigned int wlen = 0, rlen = 0, i;
+
+	for (i = 0; i < ARRAY_SIZE(wsegs); i++) {
+		wlen += wsegs[i].len;
+		rlen += rsegs[i].len;
+	}
+	/* Both cover the rest of page 0 and all of page 1. */
+	KUNIT_ASSERT_EQ(test, wlen, 2 * (unsigned int)PAGE_SIZE - 3 * SECTOR_SIZE);
+	KUNIT_ASSERT_EQ(test, rlen, wlen);
+
+	rd_kunit_bio(test, file, true, 3, wsegs, ARRAY_SIZE(wsegs), true);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(file), 2UL);
+	rd_kunit_bio(test, file, false, 3, rsegs, ARRAY_SIZE(rsegs), true);
+	/* Around it: zeros, and no page was allocated by reading. */
+	rd_kunit_bio(test, file, false, 0,
+		     &(struct rd_kunit_seg){ 0, 3 * SECTOR_SIZE }, 1, false);
+	rd_kunit_expect_pages(test, file, 2, 2, false);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(file), 2UL);
+	KUNIT_EXPECT_EQ(test, rd_store_bytes(rd_kunit_rd(file)), 2ULL * PAGE_SIZE);
+}
+
+/*
+ * Discard and write-zeroes as the block layer sends them: from the last
+ * sector of page 0 to the first of page 3.
+ */
+static void rd_kunit_disk_discard_write_zeroes(struct kunit *test)
+{
+	u32 index = rd_kunit_add(test, 64 * SZ_1K, 0);
+	struct file *file = rd_kunit_open(test, index);
+	struct block_device *bdev = file_bdev(file);
+	sector_t first = RD_PAGE_SECTORS - 1;
+	sector_t nr = 2 * RD_PAGE_SECTORS + 2;
+
+	/* Zeroes that keep the memory (BLKZEROOUT, blkdiscard -z). */
+	rd_kunit_write_pages(test, file, 0, 4);
+	KUNIT_EXPECT_EQ(test, blkdev_issue_zeroout(bdev, first, nr, GFP_KERNEL,
+						   BLKDEV_ZERO_NOUNMAP |
+						   BLKDEV_ZERO_NOFALLBACK), 0);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(file), 4UL);
+	rd_kunit_expect_pages(test, file, 1, 2, false);
+	rd_kunit_bio(test, file, false, 0,
+		     &(struct rd_kunit_seg){ 0, PAGE_SIZE - SECTOR_SIZE }, 1, true);
+	rd_kunit_bio(test, file, false, first,
+		     &(struct rd_kunit_seg){ 0, SECTOR_SIZE }, 1, false);
+	rd_kunit_bio(test, file, false, 3 * RD_PAGE_SECTORS,
+		     &(struct rd_kunit_seg){ 0, SECTOR_SIZE }, 1, false);
+	rd_kunit_bio(test, file, false, 3 * RD_PAGE_SECTORS + 1,
+		     &(struct rd_kunit_seg){ 0, PAGE_SIZE - SECTOR_SIZE }, 1, true);
+
+	/* Zeroes that may unmap (fallocate --punch-hole): whole pages go. */
+	rd_kunit_write_pages(test, file, 0, 4);
+	KUNIT_EXPECT_EQ(test, blkdev_issue_zeroout(bdev, first, nr, GFP_KERNEL,
+						   BLKDEV_ZERO_NOFALLBACK), 0);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(file), 2UL);
+	rd_kunit_expect_pages(test, file, 1, 2, false);
+
+	/* Discard: the same. */
+	rd_kunit_write_pages(test, file, 0, 4);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(file), 4UL);
+	KUNIT_EXPECT_EQ(test, blkdev_issue_discard(bdev, first, nr, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(file), 2UL);
+	KUNIT_EXPECT_EQ(test, rd_store_bytes(rd_kunit_rd(file)), 2ULL * PAGE_SIZE);
+	rd_kunit_expect_pages(test, file, 1, 2, false);
+	rd_kunit_bio(test, file, false, 3 * RD_PAGE_SECTORS + 1,
+		     &(struct rd_kunit_seg){ 0, PAGE_SIZE - SECTOR_SIZE }, 1, true);
+}
+
+static void rd_kunit_disk_resize(struct kunit *test)
+{
+	u32 index = rd_kunit_add(test, 64 * SZ_1K, 0);
+	struct file *file = rd_kunit_open(test, index);
+	struct gendisk *disk = file_bdev(file)->bd_disk;
+
+	/* Growing works while in use; the new range reads as zeros. */
+	KUNIT_EXPECT_EQ(test, rd_disk_resize(index, 128 * SZ_1K), 0);
+	KUNIT_EXPECT_EQ(test, get_capacity(disk), 256ULL);
+	rd_kunit_write_pages(test, file, 0, 32);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(file), 32UL);
+	/* Same size: nothing to do. */
+	KUNIT_EXPECT_EQ(test, rd_disk_resize(index, 128 * SZ_1K), 0);
+	/* Shrinking needs the disk closed. */
+	KUNIT_EXPECT_EQ(test, rd_disk_resize(index, 64 * SZ_1K), -EBUSY);
+	KUNIT_EXPECT_EQ(test, get_capacity(disk), 256ULL);
+	rd_kunit_close(test, file);
+
+	/* Closed: the pages past the new end are freed. */
+	KUNIT_EXPECT_EQ(test, rd_kunit_shrink_when_closed(index, 48 * SZ_1K), 0);
+	file = rd_kunit_open(test, index);
+	KUNIT_EXPECT_EQ(test, get_capacity(file_bdev(file)->bd_disk), 96ULL);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(file), 12UL);
+	rd_kunit_expect_pages(test, file, 0, 12, true);
+	/* Grown again, the old range is zeros, not the old data. */
+	KUNIT_EXPECT_EQ(test, rd_disk_resize(index, 64 * SZ_1K), 0);
+	rd_kunit_expect_pages(test, file, 12, 4, false);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(file), 12UL);
+}
+
+static void rd_kunit_disk_free_pages(struct kunit *test)
+{
+	u32 index = rd_kunit_add(test, 64 * SZ_1K, 0);
+	struct file *file = rd_kunit_open(test, index);
+
+	rd_kunit_write_pages(test, file, 3, 5);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(file), 5UL);
+	rd_kunit_close(test, file);
+	KUNIT_EXPECT_EQ(test, rd_kunit_when_closed(rd_disk_free_pages, index), 0);
+	file = rd_kunit_open(test, index);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(file), 0UL);
+	KUNIT_EXPECT_EQ(test, get_capacity(file_bdev(file)->bd_disk), 128ULL);
+	rd_kunit_expect_pages(test, file, 0, 16, false);
+}
+
+/* A preallocated disk holds all its pages from the start, and keeps them. */
+static void rd_kunit_disk_prealloc(struct kunit *test)
+{
+	u32 index = rd_kunit_add(test, 64 * SZ_1K, RDMIRROR_ADD_PREALLOC);
+	struct file *file = rd_kunit_open(test, index);
+
+	KUNIT_EXPECT_TRUE(test, rd_kunit_rd(file)->prealloc);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(file), 16UL);
+	rd_kunit_expect_pages(test, file, 0, 16, false);
+	rd_kunit_write_pages(test, file, 0, 4);
+	KUNIT_EXPECT_EQ(test, blkdev_issue_discard(file_bdev(file), 0,
+						   4 * RD_PAGE_SECTORS, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(file), 16UL);
+	rd_kunit_expect_pages(test, file, 0, 4, false);
+	KUNIT_EXPECT_EQ(test, rd_disk_resize(index, 96 * SZ_1K), 0);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(file), 24UL);
+	rd_kunit_write_pages(test, file, 0, 4);
+	rd_kunit_close(test, file);
+	KUNIT_EXPECT_EQ(test, rd_kunit_when_closed(rd_disk_free_pages, index), 0);
+	file = rd_kunit_open(test, index);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(file), 24UL);
+	rd_kunit_expect_pages(test, file, 0, 4, false);
+}
+
+/* A preallocation that fails leaves no disk, no index and no pages. */
+static void rd_kunit_disk_prealloc_add_failure(struct kunit *test)
+{
+	u32 index = rd_kunit_add(test, 64 * SZ_1K, 0), again;
+	int *calls;
+
+	KUNIT_ASSERT_EQ(test, rd_kunit_when_closed(rd_disk_remove, index), 0);
+	calls = rd_kunit_fail_allocs_after(test, 7);
+	KUNIT_EXPECT_EQ(test, rd_disk_add(64 * SZ_1K, RDMIRROR_ADD_PREALLOC, &again),
+			-ENOMEM);
+	KUNIT_EXPECT_EQ(test, *calls, 8);
+	KUNIT_EXPECT_EQ(test, rd_disk_remove(index), -ENODEV);
+	rd_kunit_expect_gone(test, index);
+	/* (kmemleak, in the debug-kernel run, checks that the pages went.) */
+	rd_kunit_fail_allocs_after(test, INT_MAX);
+	KUNIT_EXPECT_EQ(test, rd_kunit_add(test, 64 * SZ_1K, RDMIRROR_ADD_PREALLOC),
+			index);
+}
+
+/* A grow that cannot be backed leaves size and memory as they were. */
+static void rd_kunit_disk_prealloc_grow_failure(struct kunit *test)
+{
+	u32 index = rd_kunit_add(test, 64 * SZ_1K, RDMIRROR_ADD_PREALLOC);
+	struct file *file = rd_kunit_open(test, index);
+
+	rd_kunit_write_pages(test, file, 0, 16);
+	rd_kunit_fail_allocs_after(test, 5);
+	KUNIT_EXPECT_EQ(test, rd_disk_resize(index, 128 * SZ_1K), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, get_capacity(file_bdev(file)->bd_disk), 128ULL);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(file), 16UL);
+	rd_kunit_expect_pages(test, file, 0, 16, true);
+}
+
+static struct kunit_case rd_kunit_disk_cases[] = {
+	KUNIT_CASE(rd_kunit_disk_lifecycle),
+	KUNIT_CASE(rd_kunit_disk_remove_while_open),
+	KUNIT_CASE(rd_kunit_disk_io_crosses_pages),
+	KUNIT_CASE(rd_kunit_disk_discard_write_zeroes),
+	KUNIT_CASE(rd_kunit_disk_resize),
+	KUNIT_CASE(rd_kunit_disk_free_pages),
+	KUNIT_CASE(rd_kunit_disk_prealloc),
+	KUNIT_CASE(rd_kunit_disk_prealloc_add_failure),
+	KUNIT_CASE(rd_kunit_disk_prealloc_grow_failure),
+	{}
+};
+
+struct kunit_suite rd_kunit_disk_suite = {
+	.name = "rdmirror_disk",
+	.test_cases = rd_kunit_disk_cases,
+};

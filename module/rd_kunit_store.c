@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the page store (rd_store.c) on a bare rd_device, no disk:
+ * where a sector lands, writes at page edges, holes, discard and
+ * write-zeroes of partial and whole pages, the allocated-bytes count, and
+ * preallocation that fails part way.
+ */
+#include <kunit/test.h>
+#include <linux/gfp.h>
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/string.h>
+
+#include "rd_device.h"
+#include "rd_kunit.h"
+
+/* The byte the tests write at disk offset @pos: differs sector to sector. */
+static u8 rd_kunit_byte(u64 pos)
+{
+	return (u8)(pos * 7 + (pos >> SECTOR_SHIFT) * 13 + 1);
+}
+
+struct rd_kunit_store {
+	struct rd_device rd;
+	struct page *buf;	/* a page the tests copy to and from */
+};
+
+static int rd_kunit_store_init(struct kunit *test)
+{
+	struct rd_kunit_store *s;
+
+	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	s->buf = alloc_page(GFP_KERNEL);
+	if (!s->buf)
+		return -ENOMEM;
+	rd_store_init(&s->rd);
+	test->priv = s;
+	return 0;
+}
+
+static void rd_kunit_store_exit(struct kunit *test)
+{
+	struct rd_kunit_store *s = test->priv;
+
+	rd_store_destroy(&s->rd);
+	__free_page(s->buf);
+}
+
+/* Write the test pattern into [pos, pos + len), which is inside one page. */
+static void rd_kunit_write(struct kunit *test, u64 pos, unsigned int len)
+{
+	struct rd_kunit_store *s = test->priv;
+	unsigned int off = offset_in_page(pos);
+	u8 *p = kmap_local_page(s->buf);
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < len; i++)
+		p[off + i] = rd_kunit_byte(pos + i);
+	kunmap_local(p);
+	err = rd_store_write(&s->rd, pos >> SECTOR_SHIFT, s->buf, off, len,
+			     GFP_KERNEL);
+	KUNIT_ASSERT_EQ(test, err, 0);
+}
+
+/*
+ * Read [pos, pos + len) (inside one page) and check each byte: the pattern
+ * where @written says so, zero elsewhere.
+ */
+static void rd_kunit_expect(struct kunit *test, u64 pos, unsigned int len,
+			    bool written)
+{
+	struct rd_kunit_store *s = test->priv;
+	unsigned int off = offset_in_page(pos);
+	unsigned int i, bad = 0;
+	u8 *p;
+
+	p = kmap_local_page(s->buf);
+	memset(p, 0xa5, PAGE_SIZE);
+	kunmap_local(p);
+	rd_store_read(&s->rd, pos >> SECTOR_SHIFT, s->buf, off, len);
+	p = kmap_local_page(s->buf);
+	for (i = 0; i < len; i++) {
+		u8 want = written ? rd_kunit_byte(pos + i) : 0;
+
+		if (p[off + i] != want && !bad++)
+			KUNIT_FAIL(test, "byte at %llu is %#x, want %#x",
+				   pos + i, p[off + i], want);
+	}
+	kunmap_local(p);
+	KUNIT_EXPECT_EQ_MSG(test, bad, 0, "%u wrong bytes in [%llu, %llu)",
+			    bad, pos, pos + len);
+}
+
+static unsigned long rd_kunit_pages(struct kunit *test)
+{
+	struct rd_kunit_store *s = test->priv;
+
+	return atomic_long_read(&s->rd.nr_pages);
+}
+
+static void rd_kunit_sector_mapping(struct kunit *test)
+{
+	static const struct {
+		u64 page;
+		unsigned int sector_in_page;
+	} cases[] = {
+		{ 0, 0 }, { 0, 1 }, { 0, RD_PAGE_SECTORS - 1 },
+		{ 1, 0 }, { 1, 1 }, { 1, RD_PAGE_SECTORS - 1 },
+		{ 12345, 3 }, { 1ULL << 30, RD_PAGE_SECTORS - 1 },
+		{ (~0ULL >> RD_PAGE_SECTORS_SHIFT), RD_PAGE_SECTORS - 1 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		sector_t sector = (cases[i].page << RD_PAGE_SECTORS_SHIFT) +
+				  cases[i].sector_in_page;
+
+		KUNIT_EXPECT_EQ(test, (u64)rd_sector_page(sector), cases[i].page);
+		KUNIT_EXPECT_EQ(test, rd_sector_offset(sector),
+				cases[i].sector_in_page * SECTOR_SIZE);
+	}
+	/* The literal layout on 4 KiB pages: 8 sectors a page. */
+	if (PAGE_SIZE == 4096) {
+		KUNIT_EXPECT_EQ(test, rd_sector_page(7), 0UL);
+		KUNIT_EXPECT_EQ(test, rd_sector_offset(7), 3584U);
+		KUNIT_EXPECT_EQ(test, rd_sector_page(9), 1UL);
+		KUNIT_EXPECT_EQ(test, rd_sector_offset(9), 512U);
+	}
+}
+
+static void rd_kunit_pages_for_sectors(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, rd_sectors_to_pages(0), 0UL);
+	KUNIT_EXPECT_EQ(test, rd_sectors_to_pages(1), 1UL);
+	KUNIT_EXPECT_EQ(test, rd_sectors_to_pages(RD_PAGE_SECTORS), 1UL);
+	KUNIT_EXPECT_EQ(test, rd_sectors_to_pages(RD_PAGE_SECTORS + 1), 2UL);
+	KUNIT_EXPECT_EQ(test, rd_sectors_to_pages(1ULL << 31),
+			(1UL << 31) / RD_PAGE_SECTORS);
+}
+
+static void rd_kunit_holes_read_zero(struct kunit *test)
+{
+	rd_kunit_expect(test, 0, PAGE_SIZE, false);
+	rd_kunit_expect(test, 5 * PAGE_SIZE + SECTOR_SIZE, SECTOR_SIZE,
+			false);
+	/* Reading never allocates. */
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(test), 0UL);
+}
+
+static void rd_kunit_write_in_page(struct kunit *test)
+{
+	u64 pos = 3 * PAGE_SIZE + 2 * SECTOR_SIZE;
+
+	rd_kunit_write(test, pos, 3 * SECTOR_SIZE);
+	rd_kunit_expect(test, pos, 3 * SECTOR_SIZE, true);
+	/* The rest of the new page reads as zero, not as old memory. */
+	rd_kunit_expect(test, 3 * PAGE_SIZE, 2 * SECTOR_SIZE, false);
+	rd_kunit_expect(test, pos + 3 * SECTOR_SIZE,
+			PAGE_SIZE - 5 * SECTOR_SIZE, false);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(test), 1UL);
+	/* Overwriting the same page allocates nothing more. */
+	rd_kunit_write(test, 3 * PAGE_SIZE, PAGE_SIZE);
+	rd_kunit_expect(test, 3 * PAGE_SIZE, PAGE_SIZE, true);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(test), 1UL);
+	KUNIT_EXPECT_EQ(test, rd_store_bytes(&((struct rd_kunit_store *)test->priv)->rd),
+			(u64)PAGE_SIZE);
+}
+
+/* The last sector of one page and the first of the next are two pages. */
+static void rd_kunit_write_page_edges(struct kunit *test)
+{
+	u64 edge = 7 * PAGE_SIZE;
+
+	rd_kunit_write(test, edge - SECTOR_SIZE, SECTOR_SIZE);
+	rd_kunit_write(test, edge, SECTOR_SIZE);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(test), 2UL);
+	rd_kunit_expect(test, edge - SECTOR_SIZE, SECTOR_SIZE, true);
+	rd_kunit_expect(test, edge, SECTOR_SIZE, true);
+	rd_kunit_expect(test, edge - PAGE_SIZE, PAGE_SIZE - SECTOR_SIZE,
+			false);
+	rd_kunit_expect(test, edge + SECTOR_SIZE,
+			PAGE_SIZE - SECTOR_SIZE, false);
+}
+
+/* Fill pages [0, n) with the pattern. */
+static void rd_kunit_fill(struct kunit *test, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		rd_kunit_write(test, (u64)i * PAGE_SIZE, PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, rd_kunit_pages(test), (unsigned long)n);
+}
+
+/*
+ * A range inside two pages ([3, 13) sectors on 4 KiB pages): the tail of
+ * the first and the head of the second are zeroed, the rest kept, and no
+ * page is freed because none is covered whole.
+ */
+static void rd_kunit_discard_partial(struct kunit *test, unsigned int flags)
+{
+	struct rd_kunit_store *s = test->priv;
+	sector_t first = 3, end = RD_PAGE_SECTORS + 5;
+	u64 a = first << SECTOR_SHIFT, b = end << SECTOR_SHIFT;
+
+	rd_kunit_fill(test, 2);
+	rd_store_discard(&s->rd, first, end - first, flags);
+	rd_kunit_expect(test, 0, a, true);
+	rd_kunit_expect(test, a, PAGE_SIZE - a, false);
+	rd_kunit_expect(test, PAGE_SIZE, b - PAGE_SIZE, false);
+	rd_kunit_expect(test, b, 2 * PAGE_SIZE - b, true);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(test), 2UL);
+}
+
+static void rd_kunit_discard_partial_pages(struct kunit *test)
+{
+	rd_kunit_discard_partial(test, RD_DISCARD_MAY_SLEEP);
+}
+
+static void rd_kunit_write_zeroes_partial_pages(struct kunit *test)
+{
+	rd_kunit_discard_partial(test, RD_DISCARD_KEEP_PAGES);
+}
+
+/*
+ * From the last sector of page 0 to the first of page 3: pages 1 and 2 go
+ * (or, with KEEP_PAGES, stay zeroed), the edge sectors are zeroed.
+ */
+static void rd_kunit_discard_across(struct kunit *test, unsigned int flags,
+				    unsigned long pages_left)
+{
+	struct rd_kunit_store *s = test->priv;
+	sector_t first = RD_PAGE_SECTORS - 1, end = 3 * RD_PAGE_SECTORS + 1;
+
+	rd_kunit_fill(test, 4);
+	rd_store_discard(&s->rd, first, end - first, flags);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(test), pages_left);
+	KUNIT_EXPECT_EQ(test, rd_store_bytes(&s->rd), (u64)pages_left * PAGE_SIZE);
+	rd_kunit_expect(test, 0, PAGE_SIZE - SECTOR_SIZE, true);
+	rd_kunit_expect(test, PAGE_SIZE - SECTOR_SIZE, SECTOR_SIZE, false);
+	rd_kunit_expect(test, PAGE_SIZE, PAGE_SIZE, false);
+	rd_kunit_expect(test, 2 * PAGE_SIZE, PAGE_SIZE, false);
+	rd_kunit_expect(test, 3 * PAGE_SIZE, SECTOR_SIZE, false);
+	rd_kunit_expect(test, 3 * PAGE_SIZE + SECTOR_SIZE,
+			PAGE_SIZE - SECTOR_SIZE, true);
+}
+
+static void rd_kunit_discard_frees_whole_pages(struct kunit *test)
+{
+	/* As the bio path does, with I/O possibly in flight (RCU frees). */
+	rd_kunit_discard_across(test, RD_DISCARD_MAY_SLEEP, 2);
+}
+
+static void rd_kunit_discard_quiesced_frees_whole_pages(struct kunit *test)
+{
+	/* As shrink and free-all do, with the disk closed. */
+	rd_kunit_discard_across(test, RD_DISCARD_QUIESCED | RD_DISCARD_MAY_SLEEP, 2);
+}
+
+static void rd_kunit_write_zeroes_keeps_pages(struct kunit *test)
+{
+	rd_kunit_discard_across(test, RD_DISCARD_KEEP_PAGES, 4);
+}
+
+static void rd_kunit_discard_holes_allocates_nothing(struct kunit *test)
+{
+	struct rd_kunit_store *s = test->priv;
+
+	rd_store_discard(&s->rd, 3, 2 * RD_PAGE_SECTORS, 0);
+	rd_store_discard(&s->rd, 1, 1, RD_DISCARD_KEEP_PAGES);
+	rd_store_discard(&s->rd, 0, 0, 0);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(test), 0UL);
+	rd_kunit_expect(test, 0, PAGE_SIZE, false);
+}
+
+static void rd_kunit_prealloc_zeroed(struct kunit *test)
+{
+	struct rd_kunit_store *s = test->priv;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, rd_store_prealloc(&s->rd, 0, 8), 0);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(test), 8UL);
+	for (i = 0; i < 8; i++)
+		rd_kunit_expect(test, (u64)i * PAGE_SIZE, PAGE_SIZE, false);
+	/* Growing keeps what is there. */
+	rd_kunit_write(test, 2 * PAGE_SIZE, PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, rd_store_prealloc(&s->rd, 8, 12), 0);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(test), 12UL);
+	rd_kunit_expect(test, 2 * PAGE_SIZE, PAGE_SIZE, true);
+}
+
+/* The 6th page cannot be had: the 5 taken before it are given back. */
+static void rd_kunit_prealloc_failure_frees_all(struct kunit *test)
+{
+	struct rd_kunit_store *s = test->priv;
+	int *calls = rd_kunit_fail_allocs_after(test, 5);
+
+	KUNIT_EXPECT_EQ(test, rd_store_prealloc(&s->rd, 0, 16), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, *calls, 6);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(test), 0UL);
+	KUNIT_EXPECT_TRUE(test, xa_empty(&s->rd.pages));
+}
+
+/* A failed grow gives back its own pages and leaves the old ones alone. */
+static void rd_kunit_prealloc_grow_failure_keeps_old(struct kunit *test)
+{
+	struct rd_kunit_store *s = test->priv;
+	unsigned long idx = 4;
+
+	KUNIT_ASSERT_EQ(test, rd_store_prealloc(&s->rd, 0, 4), 0);
+	rd_kunit_write(test, PAGE_SIZE, PAGE_SIZE);
+	rd_kunit_fail_allocs_after(test, 3);
+	KUNIT_EXPECT_EQ(test, rd_store_prealloc(&s->rd, 4, 16), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(test), 4UL);
+	KUNIT_EXPECT_NULL(test, xa_find(&s->rd.pages, &idx, ULONG_MAX,
+					XA_PRESENT));
+	rd_kunit_expect(test, PAGE_SIZE, PAGE_SIZE, true);
+}
+
+/* More than memory can hold is refused before a single page is taken. */
+static void rd_kunit_prealloc_too_big(struct kunit *test)
+{
+	struct rd_kunit_store *s = test->priv;
+	int *calls = rd_kunit_fail_allocs_after(test, INT_MAX);
+
+	KUNIT_EXPECT_EQ(test, rd_store_prealloc(&s->rd, 0,
+						totalram_pages() + 1), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, *calls, 0);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(test), 0UL);
+}
+
+/* A write that cannot get its page fails and leaves no trace. */
+static void rd_kunit_write_alloc_failure(struct kunit *test)
+{
+	struct rd_kunit_store *s = test->priv;
+
+	rd_kunit_write(test, 0, PAGE_SIZE);
+	rd_kunit_fail_allocs_after(test, 0);
+	KUNIT_EXPECT_EQ(test, rd_store_write(&s->rd, RD_PAGE_SECTORS, s->buf,
+					     0, SECTOR_SIZE, GFP_KERNEL),
+			-ENOMEM);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(test), 1UL);
+	rd_kunit_expect(test, PAGE_SIZE, PAGE_SIZE, false);
+	/* A page that exists is written without allocating. */
+	rd_kunit_write(test, SECTOR_SIZE, SECTOR_SIZE);
+	rd_kunit_expect(test, 0, PAGE_SIZE, true);
+}
+
+static struct kunit_case rd_kunit_store_cases[] = {
+	KUNIT_CASE(rd_kunit_sector_mapping),
+	KUNIT_CASE(rd_kunit_pages_for_sectors),
+	KUNIT_CASE(rd_kunit_holes_read_zero),
+	KUNIT_CASE(rd_kunit_write_in_page),
+	KUNIT_CASE(rd_kunit_write_page_edges),
+	KUNIT_CASE(rd_kunit_discard_partial_pages),
+	KUNIT_CASE(rd_kunit_write_zeroes_partial_pages),
+	KUNIT_CASE(rd_kunit_discard_frees_whole_pages),
+	KUNIT_CASE(rd_kunit_discard_quiesced_frees_whole_pages),
+	KUNIT_CASE(rd_kunit_write_zeroes_keeps_pages),
+	KUNIT_CASE(rd_kunit_discard_holes_allocates_nothing),
+	KUNIT_CASE(rd_kunit_prealloc_zeroed),
+	KUNIT_CASE(rd_kunit_prealloc_failure_frees_all),
+	KUNIT_CASE(rd_kunit_prealloc_grow_failure_keeps_old),
+	KUNIT_CASE(rd_kunit_prealloc_too_big),
+	KUNIT_CASE(rd_kunit_write_alloc_failure),
+	{}
+};
+
+struct kunit_suite rd_kunit_store_suite = {
+	.name = "rdmirror_store",
+	.init = rd_kunit_store_init,
+	.exit = rd_kunit_store_exit,
+	.test_cases = rd_kunit_store_cases,
+};
