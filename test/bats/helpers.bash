@@ -7,43 +7,70 @@
 # lockdep's reports (the debug-kernel pass has KASAN and lockdep on).
 RD_KERNEL_BAD='BUG|WARNING|Oops|Call Trace|KASAN|kmemleak|possible recursive locking|circular locking|inconsistent lock state|suspicious RCU usage|lock inversion|bad unlock balance|held lock freed|lock held when returning|INFO: task .* blocked'
 
+# Every process costs up to a second on the debug kernel under TCG, so
+# setup and teardown fork as little as they can: a marker in the kernel
+# log instead of counting its lines, sysfs read with builtins.
+
+# Writes completed by the persistent-member stand-ins, from their stat.
+rd_hdd_writes() {
+	local d stat total=0
+	for d in $RD_TEST_HDDS; do
+		read -ra stat <"/sys/block/$d/stat"
+		total=$((total + stat[4]))
+	done
+	echo "$total"
+}
+
 rd_common_setup() {
-	RD_DMESG_START=$(dmesg | wc -l)
-	T=$(mktemp -d)
-	modprobe rdmirror
+	RD_LOG_MARK="rdtest: start of test $BATS_SUITE_TEST_NUMBER ($RANDOM$RANDOM)"
+	echo "$RD_LOG_MARK" >/dev/kmsg
+	RD_HDD_WRITES=$(rd_hdd_writes)
+	T=$BATS_TEST_TMPDIR
+	[[ -d /sys/module/rdmirror ]] || modprobe rdmirror
 }
 
 rd_common_teardown() {
-	local bad
+	local log bad
 	rd_cleanup
-	rm -rf "$T"
-	bad=$(dmesg | tail -n +"$((RD_DMESG_START + 1))" | grep -E "$RD_KERNEL_BAD" || true)
+	rm -rf "${T:?}"/*
+	# The log since the mark (all of it if the mark was overwritten).
+	log=$(dmesg | awk -v mark="$RD_LOG_MARK" '
+		index($0, mark) { n = 0; found = 1; next }
+		{ lines[n++] = $0 }
+		END { for (i = 0; i < n; i++) print lines[i] }')
+	bad=$(grep -E "$RD_KERNEL_BAD" <<<"$log" || true)
 	if [[ -n "$bad" ]]; then
 		echo "kernel log during the test:" >&2
-		dmesg | tail -n +"$((RD_DMESG_START + 1))" >&2
+		echo "$log" >&2
 		return 1
 	fi
 }
 
 # Stop every md array on an rd disk or a test disk, unmount, remove disks.
 rd_cleanup() {
-	local m d
-	awk '$2 ~ /^\/(mnt|tmp)\/rdtest/ { print $2 }' /proc/mounts | sort -r |
-		while read -r m; do umount "$m" || true; done
-	for m in /sys/block/md*; do
-		[[ -e "$m" ]] || continue
-		mdadm --stop "/dev/${m##*/}" >/dev/null 2>&1 || true
-	done
-	# md removes a stopped array's device in the background: wait, or the
-	# next test's mdadm --create of the same name can fail.
-	udevadm settle
-	for m in $(seq 50); do
-		compgen -G '/sys/block/md*' >/dev/null || break
-		sleep 0.1
-	done
-	for d in $RD_TEST_HDDS; do
-		mdadm --zero-superblock "/dev/$d" >/dev/null 2>&1 || true
-	done
+	local m d dev mnt rest mounts=()
+	while read -r dev mnt rest; do
+		[[ "$mnt" =~ ^/(mnt|tmp)/rdtest ]] && mounts=("$mnt" "${mounts[@]}")
+	done </proc/mounts
+	for m in "${mounts[@]}"; do umount "$m" || true; done
+	if compgen -G '/sys/block/md*' >/dev/null; then
+		for m in /sys/block/md*; do
+			mdadm --stop "/dev/${m##*/}" >/dev/null 2>&1 || true
+		done
+		# md removes a stopped array's device in the background: wait, or
+		# the next test's mdadm --create of the same name can fail.
+		udevadm settle
+		for m in $(seq 50); do
+			compgen -G '/sys/block/md*' >/dev/null || break
+			sleep 0.1
+		done
+	fi
+	# A disk written during the test may hold an md superblock now.
+	if [[ "$(rd_hdd_writes)" != "${RD_HDD_WRITES:-}" ]]; then
+		for d in $RD_TEST_HDDS; do
+			mdadm --zero-superblock "/dev/$d" >/dev/null 2>&1 || true
+		done
+	fi
 	if [[ -d /sys/module/rdmirror ]]; then
 		for d in /sys/block/rd*; do
 			[[ -e "$d" ]] || continue
