@@ -97,7 +97,7 @@ static int close_control(int fd, int rc)
 }
 
 /* Refuse needing more than MemAvailable unless --force. */
-static int check_memory(const struct opts *o, uint64_t need, const char *what)
+int check_memory(const struct opts *o, uint64_t need, const char *what)
 {
 	struct meminfo mi;
 	char *n, *a;

@@ -4,11 +4,15 @@
 #define RDCTL_COMMANDS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct opts {
-	bool json, prealloc, force, wait;
+	bool json, prealloc, force, wait, dry_run;
 	const char *config;	/* --config FILE, or NULL for /etc/rdmirror.conf */
+	bool auto_size;		/* --size auto (the default of the mirror commands) */
+	uint64_t size;		/* --size SIZE, bytes */
+	bool bitmap_none;	/* --bitmap none */
 };
 
 int cmd_attach(const struct opts *o, uint64_t size);
@@ -20,6 +24,14 @@ int cmd_status(const struct opts *o);
 int cmd_version(const struct opts *o);
 int cmd_restore(const struct opts *o);
 int cmd_release(const struct opts *o);
+int cmd_create(const struct opts *o, const char *array, char *const disks[], size_t ndisks);
+int cmd_convert(const struct opts *o, const char *array);
+int cmd_revert(const struct opts *o, const char *array);
+
+/* Refuse needing more than MemAvailable unless --force (what: "attaching this disk"). */
+int check_memory(const struct opts *o, uint64_t need, const char *what);
+/* Refuse a kernel with a known md bug that loses a RAM mirror's data, unless --force. */
+int check_kernel_bug(const struct opts *o, const char *verb);
 
 /* The message that says who holds a busy disk (holder, mount, process). */
 char *busy_message(unsigned index);

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,22 +13,59 @@
 #include "proc.h"
 #include "sysfs.h"
 #include "util.h"
+#include "view.h"
 
-#define MAX_ARGS 16
+#define MAX_ARGS 24
 
-int mdadm_call(char **out, char **msg, const char *arg, ...)
+/* Can a word be shown to a shell as it is? */
+static bool shell_plain(const char *w)
+{
+	if (!*w)
+		return false;
+	for (; *w; w++)
+		if (!isalnum((unsigned char)*w) && !strchr("/-_.,:=+@%", *w))
+			return false;
+	return true;
+}
+
+char *command_line(const char *const argv[])
+{
+	char *s = xstrdup("");
+
+	for (size_t i = 0; argv[i]; i++) {
+		char *t, *q = NULL;
+
+		if (!shell_plain(argv[i])) {
+			/* 'it'\''s': single quotes, each ' closed, escaped and reopened */
+			q = xstrdup("'");
+			for (const char *c = argv[i]; *c; c++) {
+				char *u = *c == '\'' ? xasprintf("%s'\\''", q) : xasprintf("%s%c", q, *c);
+
+				free(q);
+				q = u;
+			}
+			t = xasprintf("%s'", q);
+			free(q);
+			q = t;
+		}
+		t = xasprintf("%s%s%s", s, i ? " " : "", q ? q : argv[i]);
+		free(q);
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+int mdadm_callv(char **out, char **msg, const char *const args[])
 {
 	char *argv[MAX_ARGS + 2];
 	struct proc_result res;
 	size_t n = 0;
-	va_list ap;
 	int rc = 0;
 
 	argv[n++] = xstrdup("mdadm");
-	va_start(ap, arg);
-	for (const char *a = arg; a && n < MAX_ARGS + 1; a = va_arg(ap, const char *))
-		argv[n++] = xstrdup(a);
-	va_end(ap);
+	for (size_t i = 0; args[i] && n < MAX_ARGS + 1; i++)
+		argv[n++] = xstrdup(args[i]);
 	argv[n] = NULL;
 	if (out)
 		*out = NULL;
@@ -35,15 +73,8 @@ int mdadm_call(char **out, char **msg, const char *arg, ...)
 		*msg = NULL;
 	proc_run(argv, &res);
 	if (res.status != 0) {
-		char *line = last_line(res.err);
-		char *cmd = xstrdup("mdadm");
+		char *line = last_line(res.err), *cmd = command_line((const char *const *)argv);
 
-		for (size_t i = 1; i < n; i++) {
-			char *c = xasprintf("%s %s", cmd, argv[i]);
-
-			free(cmd);
-			cmd = c;
-		}
 		if (msg) {
 			if (res.status < 0)
 				*msg = xasprintf("%s failed: %s", cmd, res.err);
@@ -63,6 +94,20 @@ int mdadm_call(char **out, char **msg, const char *arg, ...)
 	for (size_t i = 0; i < n; i++)
 		free(argv[i]);
 	return rc;
+}
+
+int mdadm_call(char **out, char **msg, const char *arg, ...)
+{
+	const char *args[MAX_ARGS + 1];
+	size_t n = 0;
+	va_list ap;
+
+	va_start(ap, arg);
+	for (const char *a = arg; a && n < MAX_ARGS; a = va_arg(ap, const char *))
+		args[n++] = a;
+	va_end(ap);
+	args[n] = NULL;
+	return mdadm_callv(out, msg, args);
 }
 
 char *md_dev_path(const char *kname)
@@ -311,4 +356,47 @@ out:
 	free(meta);
 	free(dir);
 	return r;
+}
+
+int md_wait_in_sync(const char *mdname, const char *member, bool progress, char **msg)
+{
+	bool shown = false;
+
+	*msg = NULL;
+	for (;;) {
+		struct md_array a;
+		const struct md_member *m = NULL;
+		int r = md_array_read(mdname, &a);
+
+		if (r < 0) {
+			*msg = xasprintf("cannot read %s: %s", mdname, strerror(-r));
+			break;
+		}
+		for (size_t i = 0; i < a.nmembers; i++)
+			if (!strcmp(a.members[i].name, member))
+				m = &a.members[i];
+		if (!m || m->faulty) {
+			md_array_clear(&a);
+			*msg = xasprintf("%s left %s during the recovery: see dmesg", member, mdname);
+			break;
+		}
+		if (m->in_sync && !md_sync_running(&a)) {
+			md_array_clear(&a);
+			break;
+		}
+		if (progress) {
+			double pct = md_sync_percent(&a);
+			char *eta = eta_str(md_sync_eta(&a));
+			const char *act = !a.sync_action || !strcmp(a.sync_action, "recover") ? "recovery" : a.sync_action;
+
+			fprintf(stderr, "\r%s: %s %s %5.1f%%, ETA %s   ", mdname, member, act, pct < 0 ? 0.0 : pct, eta);
+			shown = true;
+			free(eta);
+		}
+		md_array_clear(&a);
+		util_sleep_ms(1000);
+	}
+	if (shown)
+		fputc('\n', stderr);
+	return *msg ? -1 : 0;
 }

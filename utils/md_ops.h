@@ -16,6 +16,10 @@
  * (malloc'd). With out, mdadm's standard output is returned there (malloc'd).
  */
 int mdadm_call(char **out, char **msg, const char *arg, ...) __attribute__((sentinel));
+/* The same with the arguments (after "mdadm") in a NULL-terminated array. */
+int mdadm_callv(char **out, char **msg, const char *const args[]);
+/* argv as one line a shell reads back the same (words quoted where needed), malloc'd. */
+char *command_line(const char *const argv[]);
 
 /* <dev root>/name, malloc'd: the path mdadm is given for a kernel name ("sdb",
  * "md0"; a '!' in a kernel name, as in cciss!c0d0, becomes '/'). */
@@ -47,5 +51,12 @@ bool md_has_members(const char *mdname);
  * read from sysfs (see md_ops.c). 0, or -errno with *msg set (malloc'd).
  */
 int md_member_size(const char *mdname, uint64_t *bytes, char **msg);
+
+/*
+ * Wait until member of mdname is in sync and no sync runs; with progress,
+ * a line on stderr that is rewritten every second. 0, or -1 with *msg
+ * (malloc'd) when the member leaves the array or turns faulty.
+ */
+int md_wait_in_sync(const char *mdname, const char *member, bool progress, char **msg);
 
 #endif

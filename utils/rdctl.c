@@ -12,14 +12,16 @@
 #include "sysfs.h"
 
 enum command { CMD_NONE, CMD_ATTACH, CMD_DETACH, CMD_RESIZE, CMD_FLUSH,
-	       CMD_LIST, CMD_STATUS, CMD_RESTORE, CMD_RELEASE, CMD_HELP, CMD_VERSION };
+	       CMD_LIST, CMD_STATUS, CMD_RESTORE, CMD_RELEASE, CMD_HELP, CMD_VERSION,
+	       CMD_CREATE, CMD_CONVERT, CMD_REVERT };
 
 static const char *const cmd_names[] = {
 	"", "--attach", "--detach", "--resize", "--flush", "--list", "--status", "--restore", "--release",
-	"--help", "--version",
+	"--help", "--version", "--create", "--convert", "--revert",
 };
 
-enum { OPT_PREALLOC = 256, OPT_FORCE, OPT_RESTORE, OPT_RELEASE, OPT_WAIT, OPT_CONFIG };
+enum { OPT_PREALLOC = 256, OPT_FORCE, OPT_RESTORE, OPT_RELEASE, OPT_WAIT, OPT_CONFIG,
+       OPT_CREATE, OPT_CONVERT, OPT_REVERT, OPT_SIZE, OPT_BITMAP, OPT_DRY_RUN };
 
 static const char usage_text[] =
 "Usage: rdctl COMMAND [OPTIONS]\n"
@@ -36,20 +38,39 @@ static const char usage_text[] =
 "                          /etc/rdmirror.conf (at boot)\n"
 "      --release           take every RAM member out of its array and detach\n"
 "                          it (at shutdown)\n"
+"      --create ARRAY DISK...\n"
+"                          a new RAM mirror on blank disks: the array is made\n"
+"                          from the disks (write-mostly), then the RAM disk is\n"
+"                          added, so md copies disk -> RAM, never RAM -> disk\n"
+"      --convert ARRAY     give a running, in-sync RAID1 a RAM member, live\n"
+"      --revert ARRAY      take the RAM member out for good, live\n"
 "  -h, --help              show this help\n"
 "  -V, --version           show the version\n"
 "\n"
 "Options:\n"
 "  -j, --json              print one JSON document on standard output\n"
-"      --prealloc          with --attach: allocate all the memory at once\n"
-"      --force             with --attach or --resize: allow a size above the\n"
-"                          available memory\n"
-"      --wait              with --restore: wait until the RAM members are in sync\n"
-"      --config FILE       with --restore: read FILE instead of /etc/rdmirror.conf\n"
+"      --prealloc          with --attach, --create, --convert: allocate all the\n"
+"                          memory at once\n"
+"      --size auto|SIZE    with --create, --convert: the RAM member's size\n"
+"                          (default auto: what the array needs of a member)\n"
+"      --bitmap internal|none\n"
+"                          with --create: md's write-intent bitmap (default\n"
+"                          internal, 128 MiB chunks)\n"
+"      --dry-run           with --create, --convert, --revert: print the plan\n"
+"                          (the commands) and change nothing\n"
+"      --force             allow a size above the available memory (--attach,\n"
+"                          --resize, --create, --convert), disks with a\n"
+"                          signature (--create), a kernel with a known md bug\n"
+"                          (--restore, --create, --convert)\n"
+"      --wait              with --restore, --create, --convert: wait until the\n"
+"                          RAM members are in sync\n"
+"      --config FILE       with --restore, --create, --convert, --revert: use\n"
+"                          FILE instead of /etc/rdmirror.conf\n"
 "\n"
 "SIZE is a whole number of MiB (2048), or a number with a binary unit K, M, G\n"
 "or T, optionally followed by B or iB (512K, 2G, 1TiB), or B for bytes; it must\n"
-"be a multiple of 4 KiB. rdN may also be written /dev/rdN.\n"
+"be a multiple of 4 KiB. rdN may also be written /dev/rdN. ARRAY is /dev/mdN,\n"
+"mdN or /dev/md/NAME.\n"
 "\n"
 "Exit status: 0 success, 1 failure, 2 usage error. See rdctl(8).\n";
 
@@ -69,6 +90,12 @@ static const struct option long_opts[] = {
 	{ "release",  no_argument,       NULL, OPT_RELEASE },
 	{ "wait",     no_argument,       NULL, OPT_WAIT },
 	{ "config",   required_argument, NULL, OPT_CONFIG },
+	{ "create",   required_argument, NULL, OPT_CREATE },
+	{ "convert",  required_argument, NULL, OPT_CONVERT },
+	{ "revert",   required_argument, NULL, OPT_REVERT },
+	{ "size",     required_argument, NULL, OPT_SIZE },
+	{ "bitmap",   required_argument, NULL, OPT_BITMAP },
+	{ "dry-run",  no_argument,       NULL, OPT_DRY_RUN },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -103,10 +130,15 @@ static int parse_size_arg(const char *arg, uint64_t *size)
 	return rc;
 }
 
+static bool is_mirror_cmd(enum command c)
+{
+	return c == CMD_CREATE || c == CMD_CONVERT || c == CMD_REVERT;
+}
+
 static int run(int argc, char **argv, struct opts *o)
 {
 	enum command cmd = CMD_NONE;
-	const char *arg = NULL;
+	const char *arg = NULL, *size_arg = NULL, *bitmap_arg = NULL;
 	uint64_t size = 0;
 	unsigned index = 0;
 	int c, li, rc = 0;
@@ -130,6 +162,20 @@ static int run(int argc, char **argv, struct opts *o)
 		case OPT_RESTORE: next = CMD_RESTORE; break;
 		case OPT_RELEASE: next = CMD_RELEASE; break;
 		case OPT_WAIT: o->wait = true; break;
+		case OPT_CREATE: next = CMD_CREATE; break;
+		case OPT_CONVERT: next = CMD_CONVERT; break;
+		case OPT_REVERT: next = CMD_REVERT; break;
+		case OPT_DRY_RUN: o->dry_run = true; break;
+		case OPT_SIZE:
+			if (!rc && size_arg)
+				rc = usage_error("--size given twice: give one size");
+			size_arg = optarg;
+			break;
+		case OPT_BITMAP:
+			if (!rc && bitmap_arg)
+				rc = usage_error("--bitmap given twice: give one");
+			bitmap_arg = optarg;
+			break;
 		case OPT_CONFIG:
 			if (!rc && o->config)
 				rc = usage_error("--config given twice: give one file");
@@ -161,7 +207,7 @@ static int run(int argc, char **argv, struct opts *o)
 		else if (cmd == next && !rc && optarg)
 			rc = usage_error("%s given twice: give one disk or size", cmd_names[cmd]);
 		cmd = next;
-		if (optarg && c != OPT_CONFIG)
+		if (optarg)
 			arg = optarg;
 	}
 	if (rc)
@@ -178,19 +224,37 @@ static int run(int argc, char **argv, struct opts *o)
 			return usage_error("--resize needs a disk and a size, for example rdctl --resize rd0 4G");
 		if (optind + 1 < argc)
 			return usage_error("unexpected argument '%s': see rdctl --help", argv[optind + 1]);
+	} else if (cmd == CMD_CREATE) {
+		if (optind >= argc)
+			return usage_error("--create needs an array and at least one disk, for example rdctl --create /dev/md0 /dev/sdb /dev/sdc");
 	} else if (optind < argc) {
 		return usage_error("unexpected argument '%s': see rdctl --help", argv[optind]);
 	}
-	if (o->prealloc && cmd != CMD_ATTACH)
-		return usage_error("--prealloc goes with --attach only");
-	if (o->force && cmd != CMD_ATTACH && cmd != CMD_RESIZE)
-		return usage_error("--force goes with --attach or --resize only");
-	if (o->wait && cmd != CMD_RESTORE)
-		return usage_error("--wait goes with --restore only");
-	if (o->config && cmd != CMD_RESTORE)
-		return usage_error("--config goes with --restore only");
+	if (o->prealloc && cmd != CMD_ATTACH && cmd != CMD_CREATE && cmd != CMD_CONVERT)
+		return usage_error("--prealloc goes with --attach, --create or --convert only");
+	if (o->force && cmd != CMD_ATTACH && cmd != CMD_RESIZE && cmd != CMD_CREATE && cmd != CMD_CONVERT &&
+	    cmd != CMD_RESTORE)
+		return usage_error("--force goes with --attach, --resize, --create, --convert or --restore only");
+	if (o->wait && cmd != CMD_RESTORE && cmd != CMD_CREATE && cmd != CMD_CONVERT)
+		return usage_error("--wait goes with --restore, --create or --convert only");
+	if (o->config && cmd != CMD_RESTORE && !is_mirror_cmd(cmd))
+		return usage_error("--config goes with --restore, --create, --convert or --revert only");
 	if (o->config && !*o->config)
 		return usage_error("--config needs a file name");
+	if (size_arg && cmd != CMD_CREATE && cmd != CMD_CONVERT)
+		return usage_error("--size goes with --create or --convert only (--attach and --resize take the size itself)");
+	if (bitmap_arg && cmd != CMD_CREATE)
+		return usage_error("--bitmap goes with --create only");
+	if (o->dry_run && !is_mirror_cmd(cmd))
+		return usage_error("--dry-run goes with --create, --convert or --revert only");
+	if (o->dry_run && o->wait)
+		return usage_error("--dry-run and --wait cannot be used together: a dry run starts nothing to wait for");
+	o->auto_size = !size_arg || !strcmp(size_arg, "auto");
+	if (!o->auto_size && (rc = parse_size_arg(size_arg, &o->size)))
+		return rc;
+	if (bitmap_arg && strcmp(bitmap_arg, "internal") && strcmp(bitmap_arg, "none"))
+		return usage_error("invalid --bitmap '%s': expected internal or none", bitmap_arg);
+	o->bitmap_none = bitmap_arg && !strcmp(bitmap_arg, "none");
 
 	switch (cmd) {
 	case CMD_ATTACH:
@@ -217,6 +281,12 @@ static int run(int argc, char **argv, struct opts *o)
 		return cmd_restore(o);
 	case CMD_RELEASE:
 		return cmd_release(o);
+	case CMD_CREATE:
+		return cmd_create(o, arg, argv + optind, (size_t)(argc - optind));
+	case CMD_CONVERT:
+		return cmd_convert(o, arg);
+	case CMD_REVERT:
+		return cmd_revert(o, arg);
 	default:
 		return usage_error("no command given: see rdctl --help");
 	}

@@ -340,42 +340,11 @@ static int attach_disk(struct boot_item *it, uint64_t size, bool prealloc, unsig
 /* Step 6: wait for the rd member to be in sync; progress on a terminal. */
 static int wait_sync(struct boot_item *it, const char *mdname)
 {
-	bool tty = isatty(2) == 1, shown = false;
+	char *msg;
 
-	for (;;) {
-		struct md_array a;
-		const struct md_member *m;
-		int r = md_array_read(mdname, &a);
-
-		if (r < 0)
-			return boot_item_fail(it, errno_code(-r), xasprintf("cannot read %s: %s", mdname, strerror(-r)));
-		m = NULL;
-		for (size_t i = 0; i < a.nmembers; i++)
-			if (!strcmp(a.members[i].name, it->rd))
-				m = &a.members[i];
-		if (!m || m->faulty) {
-			md_array_clear(&a);
-			return boot_item_fail(it, "EIO", xasprintf("%s left %s during the recovery: see dmesg", it->rd, mdname));
-		}
-		if (m->in_sync && !md_sync_running(&a)) {
-			md_array_clear(&a);
-			if (shown)
-				fputc('\n', stderr);
-			return 0;
-		}
-		if (tty) {
-			double pct = md_sync_percent(&a);
-			char *eta = eta_str(md_sync_eta(&a));
-
-			const char *act = !a.sync_action || !strcmp(a.sync_action, "recover") ? "recovery" : a.sync_action;
-
-			fprintf(stderr, "\r%s: %s %s %5.1f%%, ETA %s   ", mdname, it->rd, act, pct < 0 ? 0.0 : pct, eta);
-			shown = true;
-			free(eta);
-		}
-		md_array_clear(&a);
-		util_sleep_ms(1000);
-	}
+	if (md_wait_in_sync(mdname, it->rd, isatty(2) == 1, &msg) < 0)
+		return boot_item_fail(it, "EIO", msg);
+	return 0;
 }
 
 static char *join_wm(const struct boot_item *it)
@@ -516,7 +485,11 @@ int cmd_restore(const struct opts *o)
 	const char *path = o->config ? o->config : CONFIG_DEFAULT_PATH;
 	struct boot_report rep = { 0 };
 	struct config cfg;
-	int r = config_read(path, &cfg), rc;
+	int r, rc = check_kernel_bug(o, "restore");
+
+	if (rc)
+		return rc;
+	r = config_read(path, &cfg);
 
 	if (r == -ENOENT && !o->config) {
 		/* no /etc/rdmirror.conf: nothing configured, not an error (the

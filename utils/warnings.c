@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel_bugs.h"
 #include "size.h"
 #include "util.h"
 
@@ -71,7 +72,13 @@ void warnings_compute(const struct md_array *arrays, size_t narrays,
 		      const struct rd_disk *disks, size_t ndisks,
 		      const struct meminfo *mi, struct warnings *w)
 {
+	const char *bug = kernel_md_bug(NULL);
+
 	memset(w, 0, sizeof(*w));
+	if (bug)
+		add(w, "kernel_md_bug", NULL, NULL,
+		    xasprintf("this kernel has a known md bug: %s; rdctl --restore, --create and --convert refuse to run on it without --force",
+			      bug));
 	for (size_t i = 0; i < narrays; i++)
 		array_warnings(&arrays[i], w);
 	if (!mi->has_available)

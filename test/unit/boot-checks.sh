@@ -298,7 +298,7 @@ unset RDCTL_FAKE_LOG RDCTL_RESTORE_TIMEOUT
 
 # --- shell scripts: shellcheck ---
 if command -v shellcheck >/dev/null; then
-	for f in "$here/fake-mdadm" "$here/boot-checks.sh" "$utils/../scripts/rdmirror-boot"; do
+	for f in "$here/fake-mdadm" "$here/boot-checks.sh" "$here/mirror-checks.sh" "$utils/../scripts/rdmirror-boot"; do
 		if shellcheck "$f" >"$tmp/sc.out" 2>&1; then pass; else fail "shellcheck $f: $(cat "$tmp/sc.out")"; fi
 	done
 else

@@ -222,10 +222,10 @@ usage "unknown short" "unknown option '-x'" -x
 usage "missing arg" "option --attach needs an argument" --attach
 usage "resize no size" "--resize needs a disk and a size" -r rd0
 usage "extra arg" "unexpected argument 'extra'" -l extra
-usage "prealloc alone" "--prealloc goes with --attach only" -l --prealloc
-usage "force alone" "--force goes with --attach or --resize only" -d rd0 --force
-usage "wait alone" "--wait goes with --restore only" -l --wait
-usage "config alone" "--config goes with --restore only" --release --config /x
+usage "prealloc alone" "--prealloc goes with --attach, --create or --convert only" -l --prealloc
+usage "force alone" "--force goes with --attach, --resize, --create, --convert or --restore only" -d rd0 --force
+usage "wait alone" "--wait goes with --restore, --create or --convert only" -l --wait
+usage "config alone" "--config goes with --restore, --create, --convert or --revert only" --release --config /x
 usage "config twice" "--config given twice" --restore --config /a --config /b
 usage "config arg" "option --config needs an argument" --restore --config
 usage "restore and release" "--restore and --release cannot be used together" --restore --release
@@ -261,6 +261,8 @@ rmdir "$a" && mv "$a.off" "$a"
 
 # --- restore and release: fake tree, fake mdadm, fake ioctls -----------------------
 . "$here/boot-checks.sh"
+# shellcheck source=test/unit/mirror-checks.sh
+. "$here/mirror-checks.sh"
 
 # --- valgrind runs --------------------------------------------------------------------
 if command -v valgrind >/dev/null; then

@@ -29,6 +29,7 @@ int main(void)
 	test_json(root);
 	test_config();
 	test_member_size(root);
+	test_config_edit(root);
 	if (fake_tree_remove(root) < 0)
 		unit_failed++;
 	printf("unit: %d passed, %d failed\n", unit_passed, unit_failed);

@@ -46,5 +46,6 @@ void test_warnings(void);
 void test_json(const char *root);
 void test_config(void);
 void test_member_size(const char *root);
+void test_config_edit(const char *tmpdir);
 
 #endif

@@ -1,0 +1,211 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# shellcheck disable=SC2154 # out, err, tmp, here, utils, rdctl: set by run-checks.sh
+# rdctl --create, --convert, --revert on the fake tree with the fake mdadm:
+# the steps in their order (the log), each refusal with its message, the
+# undo of a step that fails, --dry-run, the configuration edits, and the
+# known-md-bug refusal. Sourced by run-checks.sh after boot-checks.sh,
+# whose tree builders (boot_tree, member, rd_member, put) it uses.
+
+saved_env="$RDCTL_SYSFS_ROOT|$RDCTL_PROC_ROOT|$RDCTL_DEV_ROOT|$PATH"
+export PATH="$bbin:$PATH" RDCTL_FAKE_LOG=$blog RDCTL_MDADM_CONF=$tmp/mdadm.conf
+export RDCTL_SYSFS_ROOT=$broot/sys RDCTL_PROC_ROOT=$broot/proc RDCTL_DEV_ROOT=$broot/dev
+conf_text='# kept byte for byte
+/dev/md/other   2G	# another mirror'
+: >"$RDCTL_MDADM_CONF"
+
+# md0: an in-sync two-disk RAID1 (sdb, sdc), no RAM member, 4 GiB available
+raid1_tree() {
+	boot_tree
+	put "$broot/sys/block/md0/md/raid_disks" 2
+	put "$broot/sys/block/md0/md/degraded" 0
+	member md0 sdb in_sync 0
+	member md0 sdc in_sync 1
+	put "$broot/proc/meminfo" "MemTotal: 16777216 kB
+MemAvailable: 4194304 kB"
+	printf '%s\n' "$conf_text" >"$conf"
+}
+md_put() { put "$broot/sys/block/md0/md/$1" "$2"; }
+expect_conf() {	# NAME TEXT: the config file is exactly TEXT
+	if [ "$(cat "$conf")" = "$2" ]; then pass; else fail "$1: config is '$(cat "$conf")', want '$2'"; fi
+}
+expect_state() {	# NAME MEMBER STATE
+	if [ "$(state_of "$2")" = "$3" ]; then pass; else fail "$1: $2 is '$(state_of "$2")', want '$3'"; fi
+}
+
+# --- convert: the RAM disk joins as a spare, then md grows into it ---------
+raid1_tree
+run "convert" 0 --convert /dev/md0 --config "$conf"
+expect_log "convert log" "mdadm --detail --export /dev/md0
+ioctl ADD 1074790400 0
+mdadm /dev/md0 --add /dev/rd3
+mdadm --grow /dev/md0 --raid-devices=3
+mdadm --detail --brief /dev/md0"
+expect_out_has "convert prints the add" "mdadm $broot/dev/md0 --add $broot/dev/rd3"
+expect_out_has "convert prints the grow" "mdadm --grow $broot/dev/md0 --raid-devices=3"
+expect_out_has "convert prints write-mostly" "echo writemostly > $broot/sys/block/md0/md/dev-sdb/state"
+expect_out_has "convert summary" "Converted md0: rd3 (1025 MiB) added, recovery"
+expect_state "convert: sdb write-mostly" sdb writemostly
+expect_state "convert: sdc write-mostly" sdc writemostly
+expect_state "convert: rd3 a spare md recovers" rd3 spare
+expect_conf "convert config" "$conf_text
+UUID=$uuid auto"
+expect_err_has "convert: mdadm.conf hint" "md0 is not in mdadm.conf"
+expect_err_has "convert: the mdadm.conf line" "ARRAY /dev/md0 metadata=1.2 UUID=$uuid"
+
+# the same with the array in mdadm.conf, --prealloc, a size, JSON
+raid1_tree
+echo "ARRAY /dev/md0 metadata=1.2 UUID=$uuid" >"$RDCTL_MDADM_CONF"
+run "convert json" 0 --convert md0 --config "$conf" --size 2G --prealloc --json
+validate "convert json" convert
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["convert"]
+sys.exit(not (d["rd"]=="rd3" and d["size"]==2<<30 and d["preallocated"] and d["mdadm_conf"]["listed"] is True
+	and d["config"]["changed"] and d["config"]["line"]=="UUID=%s 2048M prealloc" % sys.argv[2]
+	and [s["status"] for s in d["steps"]]==["done"]*6 and d["write_mostly_changed"]==["sdb","sdc"]))' "$out" "$uuid"
+then pass; else fail "convert json: $(cat "$out")"; fi
+: >"$RDCTL_MDADM_CONF"
+raid1_tree
+vg "convert" 0 --convert /dev/md0 --config "$conf"
+
+# --- convert refusals: each with its message, nothing changed ---------------
+refuse_convert() {	# NAME MESSAGE [ARGS...]: refused, exit 1, nothing logged but reads
+	local name=$1 msg=$2
+	shift 2
+	: >"$blog"
+	run "$name" 1 --convert /dev/md0 --config "$conf" "$@"
+	expect_err "$name" "$msg"
+	expect_log_lacks "$name: nothing changed" "ADD|--add|--grow|REMOVE"
+	expect_conf "$name: config unchanged" "$conf_text"
+}
+raid1_tree; md_put level raid5
+refuse_convert "convert raid5" "/dev/md0 is raid5, not raid1: rdmirror mirrors only RAID1"
+raid1_tree; md_put degraded 1
+refuse_convert "convert degraded" "/dev/md0 is degraded (1 member missing): repair it before adding a RAM member"
+raid1_tree; md_put sync_action resync
+refuse_convert "convert resync" "/dev/md0 is busy with a resync: wait until it ends (mdadm --wait $broot/dev/md0)"
+raid1_tree; rd_member 0 in_sync
+refuse_convert "convert has rd" "/dev/md0 has a RAM member already (rd0, active): see rdctl --status"
+raid1_tree; member md0 sdd spare -1
+refuse_convert "convert spare" "/dev/md0 has a spare sdd: md would put it, not the RAM disk, into the new slot; remove it first (mdadm $broot/dev/md0 --remove /dev/sdd)"
+raid1_tree; put "$broot/sys/block/md0/md/dev-sdc/state" faulty
+refuse_convert "convert faulty" "/dev/md0 has a failed member sdc: replace or remove it first (mdadm $broot/dev/md0 --remove /dev/sdc)"
+raid1_tree
+refuse_convert "convert size small" "--size 1024 MiB is smaller than the 1025 MiB a member of /dev/md0 needs: use --size auto" --size 1G
+refuse_convert "convert memory" "the RAM member needs 8192 MiB, more than the available memory (4096 MiB): use a smaller size, or --force" --size 8G
+md_put array_state inactive
+refuse_convert "convert inactive" "/dev/md0 is not running (state inactive): start it first (mdadm --run $broot/dev/md0)"
+raid1_tree
+RDCTL_KERNEL_RELEASE=6.10.3-amd64 refuse_convert "convert md bug" "refusing --convert on this kernel: md/raid1 in Linux 6.9 to 6.10.6 and 6.11-rc1 to rc3 can read the RAM member's unrecovered part during its recovery (data corruption, fixed by c916ca35308d in 6.10.7 and 6.11); upgrade the kernel, or give --force to run anyway"
+RDCTL_KERNEL_RELEASE=6.10.3-amd64 run "convert md bug forced" 0 --convert /dev/md0 --config "$conf" --force
+run "convert no array" 1 --convert /dev/md5
+expect_err "convert no array" "no array /dev/md5: see cat /proc/mdstat"
+
+# --- a step that fails is undone, and the message says the state ------------
+raid1_tree
+FAKE_MDADM_FAIL=grow run "convert grow fails" 1 --convert /dev/md0 --config "$conf"
+expect_log "convert grow fails: undone" "mdadm --detail --export /dev/md0
+ioctl ADD 1074790400 0
+mdadm /dev/md0 --add /dev/rd3
+mdadm --grow /dev/md0 --raid-devices=3
+mdadm /dev/md0 --remove /dev/rd3
+ioctl REMOVE 3 0"
+expect_err_has "convert grow fails: why" "mdadm --grow $broot/dev/md0 --raid-devices=3 failed (exit 1): mdadm: fake failure of grow"
+expect_err_has "convert grow fails: state" "md0 should be as it was: check mdadm --detail"
+expect_out_has "convert grow fails: undo shown" "undo: mdadm $broot/dev/md0 --remove $broot/dev/rd3"
+expect_state "convert grow fails: sdc untouched" sdc in_sync
+expect_conf "convert grow fails: config unchanged" "$conf_text"
+raid1_tree
+FAKE_MDADM_FAIL=add run "convert add fails" 1 --convert /dev/md0 --config "$conf" --json
+expect_code "convert add fails" EIO
+expect_log "convert add fails: detached" "mdadm --detail --export /dev/md0
+ioctl ADD 1074790400 0
+mdadm /dev/md0 --add /dev/rd3
+ioctl REMOVE 3 0"
+raid1_tree
+RDCTL_FAKE_IOCTL_ERRNO=ENOMEM run "convert attach fails" 1 --convert /dev/md0 --config "$conf"
+expect_err "convert attach fails" "not enough memory for a 1025 MiB RAM disk; md0 is unchanged"
+
+# --- dry run: reads only, the plan printed ----------------------------------
+raid1_tree
+run "convert dry" 0 --convert /dev/md0 --config "$conf" --dry-run
+expect_log "convert dry: reads only" "mdadm --detail --export /dev/md0"
+expect_out_has "convert dry header" "dry run: the plan for md0 (nothing is changed"
+expect_out_has "convert dry attach" "  rdctl --attach 1025M"
+expect_out_has "convert dry add" "  mdadm $broot/dev/md0 --add $broot/dev/rdN"
+expect_out_has "convert dry conf" "  # add to $conf: UUID=$uuid auto"
+expect_state "convert dry: sdc unchanged" sdc in_sync
+expect_conf "convert dry: config unchanged" "$conf_text"
+
+# --- revert: fail and remove, shrink, detach, write-mostly off, line gone ----
+raid1_tree
+member md0 sdb in_sync,write_mostly 1
+member md0 sdc in_sync,write_mostly 2
+rd_member 0 in_sync
+md_put raid_disks 3
+printf '%s\nUUID=%s auto\n' "$conf_text" "$uuid" >"$conf"
+run "revert" 0 --revert /dev/md0 --config "$conf"
+expect_log "revert log" "mdadm --detail --export /dev/md0
+mdadm /dev/md0 --fail /dev/rd0 --remove /dev/rd0
+mdadm --grow /dev/md0 --raid-devices=2
+ioctl REMOVE 0 0"
+expect_state "revert: sdb balanced" sdb -writemostly
+expect_state "revert: sdc balanced" sdc -writemostly
+expect_conf "revert config" "$conf_text"
+expect_out_has "revert summary" "Reverted md0: rd0 removed and detached; sdb sdc read-balanced again; removed from $conf"
+
+# refusals: no RAM member; a disk still recovering; no disk in sync
+raid1_tree
+run "revert no rd" 1 --revert /dev/md0 --config "$conf"
+expect_err "revert no rd" "/dev/md0 has no RAM member: nothing to revert"
+rd_member 0 in_sync
+member md0 sdc spare 2
+md_put sync_action recover
+: >"$blog"
+run "revert disk recovering" 1 --revert /dev/md0 --config "$conf"
+expect_err "revert disk recovering" "sdc of /dev/md0 is not in sync yet (spare): until it is, only the RAM member holds all the data; wait (mdadm --wait $broot/dev/md0) and try again"
+expect_log_lacks "revert disk recovering: nothing changed" "--fail|REMOVE"
+put "$broot/sys/block/md0/md/dev-sdb/state" faulty
+put "$broot/sys/block/md0/md/dev-sdc/state" faulty
+run "revert RAM only" 1 --revert /dev/md0 --config "$conf"
+expect_err_has "revert RAM only" "has no persistent member in sync: its data is only in RAM, and reverting would lose it"
+expect_log_lacks "revert RAM only: nothing changed" "--fail|REMOVE"
+
+# --- create: what can be refused before any disk is touched -----------------
+: >"$broot/dev/sdz"
+run "create not blockdev" 1 --create /dev/md1 "$broot/dev/sdz" --config "$conf"
+expect_err "create not blockdev" "$broot/dev/sdz is not a block device: give a whole disk or a partition, for example /dev/sdb"
+run "create no disk" 1 --create /dev/md1 "$broot/dev/nothing"
+expect_err "create no disk" "cannot use $broot/dev/nothing: No such file or directory"
+run "create exists" 1 --create /dev/md0 "$broot/dev/sdz"
+expect_err "create exists" "/dev/md0 exists already: rdctl --convert /dev/md0 gives a running RAID1 a RAM member"
+RDCTL_KERNEL_RELEASE=6.9.12 run "create md bug" 1 --create /dev/md1 "$broot/dev/sdz"
+expect_err_has "create md bug" "refusing --create on this kernel: md/raid1 in Linux 6.9 to 6.10.6"
+
+# --- the known md bug: refused by restore, warned by status, by version -----
+for v in 6.9.0 6.9.12-amd64 6.10.0-rc5 6.10.6 6.11.0-rc1 6.11.0-rc3; do
+	RDCTL_KERNEL_RELEASE=$v run "md bug $v: restore refuses" 1 --restore --config "$conf"
+	expect_err_has "md bug $v: restore refuses" "refusing --restore on this kernel"
+	RDCTL_KERNEL_RELEASE=$v run "md bug $v: status" 0 --status
+	expect_out_has "md bug $v: status warns" "this kernel has a known md bug"
+done
+for v in 6.1.0-56-amd64 6.8.12 6.10.7 6.11.0-rc4 6.11.0 6.12.117+deb12-amd64 7.2.13; do
+	RDCTL_KERNEL_RELEASE=$v run "no md bug $v" 0 --status
+	if grep -q "known md bug" "$out"; then fail "no md bug $v: status warns"; else pass; fi
+done
+
+# --- usage errors of the mirror commands -------------------------------------
+usage "create no disk" "--create needs an array and at least one disk" --create /dev/md0
+usage "create bad array" "invalid array 'sdb': expected /dev/mdN, mdN or /dev/md/NAME" --create sdb /dev/sdc
+usage "convert extra" "unexpected argument '/dev/sdb'" --convert /dev/md0 /dev/sdb
+usage "bitmap bad" "invalid --bitmap 'yes': expected internal or none" --create /dev/md0 /dev/sdb --bitmap yes
+usage "bitmap convert" "--bitmap goes with --create only" --convert /dev/md0 --bitmap none
+usage "size attach" "--size goes with --create or --convert only" -a 1G --size 2G
+usage "size bad" "not a multiple of 4 KiB" --convert /dev/md0 --size 5K
+usage "dry-run list" "--dry-run goes with --create, --convert or --revert only" -l --dry-run
+usage "dry-run wait" "--dry-run and --wait cannot be used together" --convert md0 --dry-run --wait
+usage "create convert" "--create and --convert cannot be used together" --create /dev/md0 /dev/sdb --convert md0
+usage "revert prealloc" "--prealloc goes with --attach, --create or --convert only" --revert md0 --prealloc
+
+IFS='|' read -r RDCTL_SYSFS_ROOT RDCTL_PROC_ROOT RDCTL_DEV_ROOT PATH <<<"$saved_env"
+export RDCTL_SYSFS_ROOT RDCTL_PROC_ROOT RDCTL_DEV_ROOT PATH
+unset RDCTL_FAKE_LOG RDCTL_MDADM_CONF

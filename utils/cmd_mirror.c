@@ -1,0 +1,805 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --create, --convert, --revert: make and unmake a RAM mirror.
+ *
+ * The one rule behind every step: md copies a RAID1 from an in-sync
+ * member to the others, and a freshly attached RAM disk holds zeros. So
+ * the RAM disk only ever joins as a member that md *recovers* (a spare
+ * filling a free slot): md then copies disk -> RAM, never RAM -> disk.
+ *   create   mdadm --create with the disks, all write-mostly, and the RAM
+ *            slot "missing"; then attach and --add the RAM disk.
+ *   convert  attach and --add the RAM disk (a spare), then grow
+ *            raid-devices by one: md recovers the spare into the new slot.
+ *   revert   fail and remove the RAM member (only while a persistent
+ *            member is in sync), shrink raid-devices, detach.
+ * A step that fails is undone where that is safe, and the error says
+ * what state the array is in and the command that finishes or undoes it.
+ */
+#include "commands.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "config_edit.h"
+#include "disk_check.h"
+#include "errors.h"
+#include "kernel_bugs.h"
+#include "md.h"
+#include "md_ops.h"
+#include "mirror.h"
+#include "proc.h"
+#include "size.h"
+#include "sysfs.h"
+#include "util.h"
+#include "view.h"
+
+/* A large bitmap chunk: one bitmap update per 128 MiB region written,
+ * instead of mdadm's default 64 MiB on small arrays or less. */
+#define BITMAP_CHUNK	"128M"
+#define LINK_WAIT_MS	3000
+#define POLL_MS		100
+
+static int need_root(const struct opts *o, const char *verb)
+{
+	if (o->dry_run || geteuid() == 0)
+		return 0;
+	return fail_errno(EPERM, "rdctl --%s needs root: run it as root (--dry-run shows the plan without root)", verb);
+}
+
+/* Refuse on a kernel whose md is known to lose a RAM mirror's data. */
+int check_kernel_bug(const struct opts *o, const char *verb)
+{
+	const char *bug = kernel_md_bug(NULL);
+
+	if (!bug || o->force)
+		return 0;
+	return fail_errno(EOPNOTSUPP, "refusing --%s on this kernel: %s; upgrade the kernel, or give --force to run anyway",
+			  verb, bug);
+}
+
+/*
+ * ARRAY as the user wrote it: /dev/mdN, mdN or /dev/md/NAME. *path is
+ * what mdadm is given; *kname the kernel name when it exists or is
+ * fixed by the form (mdN), else NULL. 0 or a usage error.
+ */
+static int parse_array(const char *arg, char **path, char **kname)
+{
+	const char *w = arg;
+
+	*path = NULL;
+	*kname = NULL;
+	if (!strncmp(w, "/dev/md/", 8) && w[8] && !strchr(w + 8, '/')) {
+		*path = xasprintf("%s/md/%s", dev_root(), w + 8);
+		*kname = md_resolve_name(w + 8);
+		return 0;
+	}
+	if (!strncmp(w, "/dev/", 5))
+		w += 5;
+	if (!strncmp(w, "md", 2) && w[2] >= '0' && w[2] <= '9' && strspn(w + 2, "0123456789") == strlen(w + 2) &&
+	    (w[2] != '0' || !w[3])) {
+		*kname = xstrdup(w);
+		*path = md_dev_path(w);
+		return 0;
+	}
+	return fail(EXIT_USAGE, "USAGE", "invalid array '%s': expected /dev/mdN, mdN or /dev/md/NAME", arg);
+}
+
+/* An existing, running array: its kernel name and path, or an error. */
+static int find_array(const char *arg, char **path, char **kname, struct md_array *a)
+{
+	int r = parse_array(arg, path, kname);
+
+	if (r)
+		return r;
+	if (!*kname || !md_has_members(*kname))
+		return fail_errno(ENODEV, "no array %s: see cat /proc/mdstat", arg);
+	r = md_array_read(*kname, a);
+	if (r < 0)
+		return fail_errno(-r, "cannot read %s/block/%s/md: %s", sysfs_root(), *kname, strerror(-r));
+	if (!a->array_state || !strcmp(a->array_state, "inactive") || !strcmp(a->array_state, "clear")) {
+		r = fail_errno(ENXIO, "%s is not running (state %s): start it first (mdadm --run %s)", arg,
+			       a->array_state ? a->array_state : "unknown", *path);
+		md_array_clear(a);
+		return r;
+	}
+	return 0;
+}
+
+static const struct md_member *rd_member_of(const struct md_array *a)
+{
+	for (size_t i = 0; i < a->nmembers; i++)
+		if (a->members[i].is_ram)
+			return &a->members[i];
+	return NULL;
+}
+
+/* Does config entry m name the array kname (uuid may be NULL)? */
+static bool conf_names(const struct conf_mirror *m, const char *kname, const char *uuid)
+{
+	char *k;
+	bool same;
+
+	switch (m->kind) {
+	case CONF_UUID:
+		return uuid && !strcasecmp(m->uuid, uuid);
+	case CONF_DEVICE:
+		return !strcmp(m->name, kname);
+	case CONF_MDNAME:
+		k = md_resolve_name(m->name);
+		same = k && !strcmp(k, kname);
+		free(k);
+		return same;
+	}
+	return false;
+}
+
+static const char *config_path(const struct opts *o)
+{
+	return o->config ? o->config : CONFIG_DEFAULT_PATH;
+}
+
+/* The configuration's text, byte for byte, and its parse. 0 or an exit code. */
+static int config_load(struct mirror_run *r, char **text, struct config *c)
+{
+	char *msg = NULL;
+	int e = config_file_load(r->config_path, text, &msg);
+
+	if (e < 0) {
+		e = fail_errno(-e, "%s", msg);
+		free(msg);
+		return e;
+	}
+	config_parse_text(r->config_path, *text, c);
+	return 0;
+}
+
+/* Replace the configuration with next (taken); the last step is this edit. */
+static int config_store(struct mirror_run *r, char *next)
+{
+	char *msg = NULL, *now = NULL, *ignored = NULL;
+	int e = config_write_atomic(r->config_path, next, &msg);
+
+	if (e < 0 && config_file_load(r->config_path, &now, &ignored) == 0 && !strcmp(now, next)) {
+		/* failed after the rename (syncing the directory): the new
+		 * text is in place, it may only not survive a crash yet */
+		mirror_note(r, msg);
+		msg = NULL;
+		e = 0;
+	}
+	free(now);
+	free(ignored);
+	free(next);
+	if (e < 0) {
+		r->steps[r->nsteps - 1].status = "failed";
+		e = fail_errno(-e, "%s", msg);
+		free(msg);
+		return e;
+	}
+	r->config_changed = true;
+	return 0;
+}
+
+/* Add the array's line to the configuration unless a line names it already. */
+static int config_add(struct mirror_run *r, const struct opts *o, const char *kname, bool auto_size)
+{
+	char *text = NULL;
+	struct config c;
+	int rc;
+
+	r->config_path = xstrdup(config_path(o));
+	if (r->dry_run) {
+		r->config_line = r->uuid ? config_line_for(r->uuid, auto_size, r->size, r->prealloc)
+					 : xasprintf("UUID=<the new array's UUID> %s%s", auto_size ? "auto" : "SIZE",
+						     r->prealloc ? " prealloc" : "");
+		mirror_step(r, false, xasprintf("# add to %s: %s", r->config_path, r->config_line));
+		return 0;
+	}
+	if (!r->uuid)
+		return fail_errno(EIO, "cannot find the UUID of %s (mdadm --detail --export): add its line to %s by hand",
+				  kname, r->config_path);
+	r->config_line = config_line_for(r->uuid, auto_size, r->size, r->prealloc);
+	rc = config_load(r, &text, &c);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < c.n; i++) {
+		if (!conf_names(&c.v[i], kname, r->uuid))
+			continue;
+		mirror_note(r, xasprintf("%s names %s already on line %d (%s): left as it is",
+					 r->config_path, kname, c.v[i].line, c.v[i].spec));
+		config_free(&c);
+		free(text);
+		return 0;
+	}
+	config_free(&c);
+	mirror_step(r, false, xasprintf("# add to %s: %s", r->config_path, r->config_line));
+	rc = config_store(r, config_text_append(text, r->config_line));
+	free(text);
+	return rc;
+}
+
+/* Remove every line that names the array. */
+static int config_remove(struct mirror_run *r, const struct opts *o, const char *kname)
+{
+	char *text = NULL;
+	struct config c;
+	int *lines = NULL, rc;
+	size_t n = 0;
+
+	r->config_path = xstrdup(config_path(o));
+	rc = config_load(r, &text, &c);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < c.n; i++) {
+		if (!conf_names(&c.v[i], kname, r->uuid))
+			continue;
+		lines = xrealloc(lines, n + 1, sizeof(*lines));
+		lines[n++] = c.v[i].line;
+		mirror_step(r, false, xasprintf("# remove line %d of %s: %s", c.v[i].line, r->config_path, c.v[i].spec));
+	}
+	config_free(&c);
+	if (n == 0)
+		mirror_note(r, xasprintf("%s has no line for %s: nothing to remove", r->config_path, kname));
+	else if (!r->dry_run)
+		rc = config_store(r, config_text_drop_lines(text, lines, n));
+	free(lines);
+	free(text);
+	return rc;
+}
+
+/*
+ * Will the array assemble at boot under its name? udev assembles any array
+ * it finds from the superblocks; mdadm.conf (and the initramfs copy of it)
+ * gives it a fixed name. Not changed here: an mdadm.conf edit needs an
+ * update-initramfs, which is the administrator's call. Tell them the line.
+ */
+static void check_mdadm_conf(struct mirror_run *r, const char *mdpath)
+{
+	static const char *const files[] = { "/etc/mdadm/mdadm.conf", "/etc/mdadm.conf" };
+	const char *env = getenv("RDCTL_MDADM_CONF");
+	char *out = NULL;
+
+	if (r->dry_run || !r->uuid)
+		return;
+	r->mdadm_conf_listed = 0;
+	for (size_t i = 0; i < (env ? 1 : 2) && r->mdadm_conf_listed == 0; i++) {
+		char *text;
+		const char *f = env ? env : files[i];
+
+		if (read_text_file(f, &text) < 0)
+			continue;
+		for (char *l = text; l && *l; ) {
+			char *nl = strchr(l, '\n'), *u;
+
+			if (nl)
+				*nl = '\0';
+			u = strcasestr(l, "UUID=");
+			if (!strncmp(l, "ARRAY", 5) && u && !strncasecmp(u + 5, r->uuid, strlen(r->uuid)))
+				r->mdadm_conf_listed = 1;
+			l = nl ? nl + 1 : NULL;
+		}
+		free(text);
+	}
+	if (r->mdadm_conf_listed)
+		return;
+	if (mdadm_call(&out, NULL, "--detail", "--brief", mdpath, NULL) == 0) {
+		char *line = last_line(out), *save = NULL, *kept = NULL;
+
+		/* The RAM member shows as a spare while md recovers it: no
+		 * "spares=1" for mdadm.conf. */
+		for (char *w = line ? strtok_r(line, " ", &save) : NULL; w; w = strtok_r(NULL, " ", &save)) {
+			char *t;
+
+			if (!strncmp(w, "spares=", 7))
+				continue;
+			t = xasprintf("%s%s%s", kept ? kept : "", kept ? " " : "", w);
+			free(kept);
+			kept = t;
+		}
+		free(line);
+		r->mdadm_conf_line = kept;
+	}
+	free(out);
+	mirror_note(r, xasprintf("%s is not in mdadm.conf: udev still assembles it at boot (rdctl --restore finds it by UUID), but to keep its name add this line to /etc/mdadm/mdadm.conf and run update-initramfs -u: %s",
+				 r->array, r->mdadm_conf_line ? r->mdadm_conf_line : "(see mdadm --detail --brief)"));
+}
+
+/* The RAM member's sync state in words, and --wait. */
+static int finish_sync(struct mirror_run *r, const struct opts *o, const char *kname)
+{
+	struct md_array a;
+	const struct md_member *m;
+	char *msg = NULL;
+
+	if (r->dry_run || !r->rd)
+		return 0;
+	if (o->wait && md_wait_in_sync(kname, r->rd, isatty(2) == 1, &msg) < 0) {
+		int rc = fail_errno(EIO, "%s", msg);
+
+		free(msg);
+		return rc;
+	}
+	if (md_array_read(kname, &a) < 0)
+		return 0;
+	m = rd_member_of(&a);
+	if (m && m->in_sync && !md_sync_running(&a)) {
+		r->sync = xstrdup("in sync");
+	} else if (m) {
+		double pct = md_sync_percent(&a);
+
+		r->sync = pct >= 0 ? xasprintf("recovery %.1f%%", pct) : xstrdup("recovery started");
+	}
+	md_array_clear(&a);
+	return 0;
+}
+
+static int print_summary(struct mirror_run *r, char *text)
+{
+	int rc = 0;
+
+	if (!r->json && !r->dry_run && printf("%s\n", text) < 0)
+		rc = fail_errno(EIO, "cannot write to standard output");
+	free(text);
+	return rc;
+}
+
+static char *join(char **v, size_t n, const char *sep)
+{
+	char *s = xstrdup("");
+
+	for (size_t i = 0; i < n; i++) {
+		char *t = xasprintf("%s%s%s", s, i ? sep : "", v[i]);
+
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+/* --create: undo the mdadm --create of blank disks: stop, wipe the superblocks. */
+static void undo_create(struct mirror_run *r, const char *mdpath, const struct disk_info *d, size_t n)
+{
+	if (mirror_mdadm(r, true, "--stop", mdpath, NULL))
+		return;
+	for (size_t i = 0; i < n; i++)
+		mirror_mdadm(r, true, "--zero-superblock", d[i].path, NULL);
+}
+
+/* The kernel name behind /dev/md/NAME, which udev links a moment after mdadm --create. */
+static char *wait_link(const char *name)
+{
+	char *k = md_resolve_name(name);
+
+	for (int waited = 0; !k && waited < LINK_WAIT_MS; waited += POLL_MS) {
+		util_sleep_ms(POLL_MS);
+		k = md_resolve_name(name);
+	}
+	return k;
+}
+
+int cmd_create(const struct opts *o, const char *array, char *const disks[], size_t ndisks)
+{
+	struct disk_info *d = NULL;
+	struct mirror_run r;
+	char *mdpath = NULL, *kname = NULL, *s, *msg = NULL;
+	const char **args = NULL;
+	uint64_t smallest = UINT64_MAX, need = 0, size;
+	size_t n = 0;
+	int rc;
+	bool undo_ok;
+
+	if ((rc = need_root(o, "create")) || (rc = check_kernel_bug(o, "create")) ||
+	    (rc = parse_array(array, &mdpath, &kname)))
+		goto out_early;
+	if ((kname && md_has_members(kname)) || (!strncmp(array, "/dev/md/", 8) && path_exists(mdpath))) {
+		rc = fail_errno(EEXIST, "%s exists already: rdctl --convert %s gives a running RAID1 a RAM member", array,
+				array);
+		goto out_early;
+	}
+	d = xcalloc(ndisks, sizeof(*d));
+	while (n < ndisks) {
+		/* counted before the check: disk_check fills d[n] even when it fails */
+		rc = disk_check(disks[n], o->force, &d[n]);
+		n++;
+		if (rc)
+			goto out_early;
+		for (size_t j = 0; j + 1 < n; j++) {
+			if (strcmp(d[j].name, d[n - 1].name))
+				continue;
+			rc = fail(EXIT_USAGE, "USAGE", "%s and %s are the same disk (%s): give each disk once",
+				  d[j].path, d[n - 1].path, d[n - 1].name);
+			goto out_early;
+		}
+		if (d[n - 1].size < smallest)
+			smallest = d[n - 1].size;
+	}
+	/* The RAM member needs at most what the smallest disk holds. */
+	size = o->auto_size ? smallest : o->size;
+	if ((rc = check_memory(o, size, "the RAM member")))
+		goto out_early;
+
+	mirror_run_init(&r, "create", kname ? kname : array, o->dry_run, o->json);
+	r.bitmap = o->bitmap_none ? "none" : "internal";
+	for (size_t i = 0; i < n; i++) {
+		strv_add(&r.members, &r.nmembers, d[i].name);
+		if (d[i].signatures)
+			mirror_note(&r, xasprintf("--force: destroying what wipefs found on %s: %s", d[i].path,
+						  d[i].signatures));
+	}
+	if (n == 1)
+		mirror_note(&r, xasprintf("%s will have only one persistent member: one disk failure from losing everything",
+					  array));
+	if (o->bitmap_none)
+		mirror_note(&r, xstrdup("--bitmap none: after a crash or power cut md resyncs the whole disks, and reads go to the disks until the RAM member is back"));
+
+	/* mdadm --create MD --level=1 ... missing --write-mostly DISK...:
+	 * the RAM slot (0) missing, every disk write-mostly. The disks are
+	 * blank, so --assume-clean: they need not copy each other first. */
+	args = xcalloc(n + 16, sizeof(*args));
+	{
+		size_t k = 0;
+		char *rdn = xasprintf("--raid-devices=%zu", n + 1);
+
+		args[k++] = "--create";
+		args[k++] = mdpath;
+		args[k++] = "--run";
+		args[k++] = "--level=1";
+		args[k++] = "--metadata=1.2";
+		args[k++] = rdn;
+		args[k++] = "--assume-clean";
+		if (o->bitmap_none) {
+			args[k++] = "--bitmap=none";
+		} else {
+			args[k++] = "--bitmap=internal";
+			args[k++] = "--bitmap-chunk=" BITMAP_CHUNK;
+		}
+		args[k++] = "missing";
+		args[k++] = "--write-mostly";
+		for (size_t i = 0; i < n; i++)
+			args[k++] = d[i].path;
+		args[k] = NULL;
+		rc = mirror_mdadmv(&r, false, args);
+		free(rdn);
+	}
+	if (rc) {
+		rc = mirror_failed(xasprintf("check the disks with mdadm --examine %s", d[0].path));
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		strv_add(&r.wm, &r.nwm, d[i].name);
+	if (!r.dry_run) {
+		if (!kname)
+			kname = wait_link(array + 8);
+		if (!kname) {
+			rc = fail_errno(ENODEV, "%s did not appear after mdadm --create: see mdadm --detail --scan",
+					array);
+			goto out;
+		}
+		free(r.array);
+		r.array = xstrdup(kname);
+		r.uuid = md_uuid_of(kname);
+		if (md_member_size(kname, &need, &msg) < 0) {
+			rc = fail_errno(EIO, "%s", msg);
+			undo_create(&r, mdpath, d, n);
+			rc = mirror_failed(xasprintf("%s was stopped and its disks wiped again", array));
+			goto out;
+		}
+		if (o->auto_size) {
+			size = need;
+		} else if (size < need) {
+			char *a1 = size_mib_str(size), *a2 = size_mib_str(need);
+
+			fail_errno(EINVAL, "--size %s is smaller than the %s a member of %s needs: use --size auto", a1, a2,
+				   array);
+			free(a1);
+			free(a2);
+			undo_create(&r, mdpath, d, n);
+			rc = mirror_failed(xasprintf("%s was stopped and its disks wiped again", array));
+			goto out;
+		}
+	}
+	rc = mirror_attach(&r, size, o->prealloc);
+	if (!rc) {
+		char *rdpath = r.rd ? md_dev_path(r.rd) : xasprintf("%s/rdN", dev_root());
+
+		rc = mirror_mdadm(&r, false, mdpath, "--add", rdpath, NULL);
+		free(rdpath);
+		if (rc)
+			mirror_detach(&r, true);
+	} else if (r.rd) {
+		mirror_detach(&r, true);
+	}
+	if (rc) {
+		undo_ok = true;
+		undo_create(&r, mdpath, d, n);
+		for (size_t i = 0; i < r.nsteps; i++)
+			undo_ok &= strcmp(r.steps[i].status, "failed") || !r.steps[i].undo;
+		rc = mirror_failed(undo_ok ? xasprintf("undone: %s was stopped and its disks wiped again", array)
+					   : xasprintf("the undo failed too: see the steps above and mdadm --detail %s", mdpath));
+		goto out;
+	}
+	rc = config_add(&r, o, kname ? kname : array, o->auto_size);
+	if (rc) {
+		rc = mirror_failed(xasprintf("%s runs with %s, but is not in the configuration: add the line '%s' to %s by hand, or rdctl --restore will not bring it back after a reboot",
+					     kname, r.rd, r.config_line ? r.config_line : "?", r.config_path));
+		goto out;
+	}
+	check_mdadm_conf(&r, mdpath);
+	rc = finish_sync(&r, o, kname);
+	if (rc)
+		goto out;
+	s = join(r.members, r.nmembers, " ");
+	{
+		char *sz = size_mib_str(r.size);
+
+		rc = print_summary(&r, xasprintf("Created %s: %s (%s%s) and %s write-mostly, bitmap %s; %s; %s %s",
+						 kname, r.rd, sz, r.prealloc ? ", preallocated" : "", s, r.bitmap,
+						 r.sync ? r.sync : "state unknown",
+						 r.config_changed ? "added to" : "already in", r.config_path));
+		free(sz);
+	}
+	free(s);
+	if (!rc)
+		rc = mirror_emit(&r);
+out:
+	mirror_run_free(&r);
+out_early:
+	for (size_t i = 0; i < n && d; i++)
+		disk_info_clear(&d[i]);
+	free(d);
+	free(args);
+	free(msg);
+	free(mdpath);
+	free(kname);
+	return rc;
+}
+
+/* Write-mostly on (convert) or off (revert) for every working persistent member. */
+static int set_write_mostly(struct mirror_run *r, const struct md_array *a, bool on)
+{
+	for (size_t i = 0; i < a->nmembers; i++) {
+		const struct md_member *m = &a->members[i];
+		char *path;
+		int rc;
+
+		if (m->is_ram || m->faulty || m->write_mostly == on)
+			continue;
+		path = xasprintf("%s/block/%s/md/dev-%s/state", sysfs_root(), a->name, m->name);
+		rc = mirror_sysfs(r, false, path, on ? "writemostly" : "-writemostly");
+		free(path);
+		if (rc)
+			return rc;
+		strv_add(&r->wm, &r->nwm, m->name);
+	}
+	return 0;
+}
+
+int cmd_convert(const struct opts *o, const char *array)
+{
+	struct md_array a = { 0 };
+	struct mirror_run r;
+	const struct md_member *rm;
+	char *mdpath = NULL, *kname = NULL, *msg = NULL, *rdpath = NULL, *rdn = NULL, *s;
+	uint64_t need = 0, size;
+	int rc;
+
+	if ((rc = need_root(o, "convert")) || (rc = check_kernel_bug(o, "convert")) ||
+	    (rc = find_array(array, &mdpath, &kname, &a)))
+		goto out_early;
+	rc = EXIT_RUNTIME;
+	if (!a.level || strcmp(a.level, "raid1")) {
+		fail_errno(EINVAL, "%s is %s, not raid1: rdmirror mirrors only RAID1", array, a.level ? a.level : "of an unknown level");
+		goto out_early;
+	}
+	rm = rd_member_of(&a);
+	if (rm) {
+		fail_errno(EEXIST, "%s has a RAM member already (%s, %s): see rdctl --status", array, rm->name,
+			   md_member_role(rm));
+		goto out_early;
+	}
+	for (size_t i = 0; i < a.nmembers; i++) {
+		const struct md_member *m = &a.members[i];
+
+		if (m->faulty) {
+			fail_errno(EBUSY, "%s has a failed member %s: replace or remove it first (mdadm %s --remove /dev/%s)",
+				   array, m->name, mdpath, m->name);
+			goto out_early;
+		}
+		/* md shows a member it recovers as "spare" too, with a slot */
+		if (m->slot < 0) {
+			fail_errno(EBUSY, "%s has a spare %s: md would put it, not the RAM disk, into the new slot; remove it first (mdadm %s --remove /dev/%s)",
+				   array, m->name, mdpath, m->name);
+			goto out_early;
+		}
+	}
+	if (a.degraded != 0) {
+		fail_errno(EBUSY, "%s is degraded (%d member%s missing): repair it before adding a RAM member", array,
+			   a.degraded, a.degraded == 1 ? "" : "s");
+		goto out_early;
+	}
+	if (md_sync_running(&a) || (a.sync_action && strcmp(a.sync_action, "idle"))) {
+		fail_errno(EBUSY, "%s is busy with a %s: wait until it ends (mdadm --wait %s)", array,
+			   a.sync_action ? a.sync_action : "sync", mdpath);
+		goto out_early;
+	}
+	if (md_member_size(kname, &need, &msg) < 0) {
+		fail_errno(EINVAL, "%s", msg);
+		goto out_early;
+	}
+	size = o->auto_size ? need : o->size;
+	if (size < need) {
+		char *a1 = size_mib_str(size), *a2 = size_mib_str(need);
+
+		fail_errno(EINVAL, "--size %s is smaller than the %s a member of %s needs: use --size auto", a1, a2, array);
+		free(a1);
+		free(a2);
+		goto out_early;
+	}
+	if ((rc = check_memory(o, size, "the RAM member")))
+		goto out_early;
+
+	mirror_run_init(&r, "convert", kname, o->dry_run, o->json);
+	r.uuid = md_uuid_of(kname);
+	for (size_t i = 0; i < a.nmembers; i++)
+		strv_add(&r.members, &r.nmembers, a.members[i].name);
+	if (r.nmembers == 1)
+		mirror_note(&r, xasprintf("%s has only one persistent member: one disk failure from losing everything",
+					  kname));
+	rc = mirror_attach(&r, size, o->prealloc);
+	if (rc) {
+		if (r.rd)
+			mirror_detach(&r, true);
+		rc = mirror_failed(xasprintf("%s is unchanged", kname));
+		goto out;
+	}
+	rdpath = r.rd ? md_dev_path(r.rd) : xasprintf("%s/rdN", dev_root());
+	/* A spare first: growing then makes md recover it into the new slot. */
+	rc = mirror_mdadm(&r, false, mdpath, "--add", rdpath, NULL);
+	if (rc) {
+		mirror_detach(&r, true);
+		rc = mirror_failed(xasprintf("%s is unchanged", kname));
+		goto out;
+	}
+	rdn = xasprintf("--raid-devices=%d", a.raid_disks + 1);
+	rc = mirror_mdadm(&r, false, "--grow", mdpath, rdn, NULL);
+	if (rc) {
+		if (!mirror_mdadm(&r, true, mdpath, "--remove", rdpath, NULL))
+			mirror_detach(&r, true);
+		rc = mirror_failed(xasprintf("%s should be as it was: check mdadm --detail %s", kname, mdpath));
+		goto out;
+	}
+	rc = set_write_mostly(&r, &a, true);
+	if (rc) {
+		rc = mirror_failed(xasprintf("%s has its RAM member %s, but not every disk is write-mostly: reads may go to the disks; retry with rdctl --restore",
+					     kname, r.rd));
+		goto out;
+	}
+	rc = config_add(&r, o, kname, o->auto_size);
+	if (rc) {
+		rc = mirror_failed(xasprintf("%s has its RAM member %s, but is not in the configuration: add the line '%s' to %s by hand",
+					     kname, r.rd, r.config_line ? r.config_line : "?", r.config_path));
+		goto out;
+	}
+	check_mdadm_conf(&r, mdpath);
+	rc = finish_sync(&r, o, kname);
+	if (rc)
+		goto out;
+	s = size_mib_str(r.size);
+	rc = print_summary(&r, xasprintf("Converted %s: %s (%s%s) added, %s; disks write-mostly; %s %s", kname, r.rd, s,
+					 r.prealloc ? ", preallocated" : "", r.sync ? r.sync : "state unknown",
+					 r.config_changed ? "added to" : "already in", r.config_path));
+	free(s);
+	if (!rc)
+		rc = mirror_emit(&r);
+out:
+	mirror_run_free(&r);
+out_early:
+	md_array_clear(&a);
+	free(msg);
+	free(rdpath);
+	free(rdn);
+	free(mdpath);
+	free(kname);
+	return rc;
+}
+
+int cmd_revert(const struct opts *o, const char *array)
+{
+	struct md_array a = { 0 };
+	struct mirror_run r;
+	const struct md_member *rm;
+	char *mdpath = NULL, *kname = NULL, *rdpath = NULL, *rdn = NULL;
+	size_t in_sync = 0;
+	int rc;
+
+	if ((rc = need_root(o, "revert")) || (rc = find_array(array, &mdpath, &kname, &a)))
+		goto out_early;
+	rc = EXIT_RUNTIME;
+	rm = rd_member_of(&a);
+	if (!rm) {
+		fail_errno(ENOENT, "%s has no RAM member: nothing to revert", array);
+		goto out_early;
+	}
+	/* Never take away the only complete copy. */
+	for (size_t i = 0; i < a.nmembers; i++) {
+		const struct md_member *m = &a.members[i];
+
+		if (m->is_ram || m->faulty)
+			continue;
+		/* in the array (a slot) but not in sync: md is recovering it */
+		if (!m->in_sync && m->slot >= 0) {
+			fail_errno(EBUSY, "%s of %s is not in sync yet (%s): until it is, only the RAM member holds all the data; wait (mdadm --wait %s) and try again",
+				   m->name, array, m->state ? m->state : "state unknown", mdpath);
+			goto out_early;
+		}
+		in_sync += m->in_sync;
+	}
+	if (in_sync == 0) {
+		fail_errno(EBUSY, "%s has no persistent member in sync: its data is only in RAM, and reverting would lose it; add a disk first (mdadm %s --add DISK)",
+			   array, mdpath);
+		goto out_early;
+	}
+	mirror_run_init(&r, "revert", kname, o->dry_run, o->json);
+	r.uuid = md_uuid_of(kname);
+	r.rd = xstrdup(rm->name);
+	for (size_t i = 0; i < a.nmembers; i++)
+		if (!a.members[i].is_ram)
+			strv_add(&r.members, &r.nmembers, a.members[i].name);
+	rdpath = md_dev_path(rm->name);
+	rc = mirror_mdadm(&r, false, mdpath, "--fail", rdpath, "--remove", rdpath, NULL);
+	if (rc) {
+		rc = mirror_failed(xasprintf("%s may be marked faulty but still in %s: finish with mdadm %s --remove %s, then rdctl --revert %s again",
+					     r.rd, kname, mdpath, rdpath, array));
+		goto out;
+	}
+	if (a.raid_disks > 1) {
+		rdn = xasprintf("--raid-devices=%d", a.raid_disks - 1);
+		rc = mirror_mdadm(&r, false, "--grow", mdpath, rdn, NULL);
+		if (rc) {
+			rc = mirror_failed(xasprintf("%s left %s, which still counts its slot (degraded); finish with mdadm --grow %s %s, or put a RAM member back with rdctl --restore",
+						     r.rd, kname, mdpath, rdn));
+			goto out;
+		}
+	}
+	rc = mirror_detach(&r, false);
+	if (rc) {
+		rc = mirror_failed(xasprintf("%s runs on its disks; %s is out of it but still attached: rdctl --detach %s", kname,
+					     r.rd, r.rd));
+		goto out;
+	}
+	rc = set_write_mostly(&r, &a, false);
+	if (rc) {
+		rc = mirror_failed(xasprintf("%s runs on its disks; some are still write-mostly (reads are not balanced): see rdctl --status",
+					     kname));
+		goto out;
+	}
+	rc = config_remove(&r, o, kname);
+	if (rc) {
+		rc = mirror_failed(xasprintf("%s runs on its disks, but its line in %s is left: remove it by hand, or rdctl --restore will add a RAM member again at the next boot",
+					     kname, r.config_path));
+		goto out;
+	}
+	{
+		char *s = join(r.members, r.nmembers, " ");
+
+		rc = print_summary(&r, xasprintf("Reverted %s: %s removed and detached; %s read-balanced again; %s %s",
+						 kname, r.rd, s, r.config_changed ? "removed from" : "nothing to remove from",
+						 r.config_path));
+		free(s);
+	}
+	if (!rc)
+		rc = mirror_emit(&r);
+out:
+	mirror_run_free(&r);
+out_early:
+	md_array_clear(&a);
+	free(rdpath);
+	free(rdn);
+	free(mdpath);
+	free(kname);
+	return rc;
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * md bugs that break a RAM mirror, by kernel release. rdctl --restore,
+ * --create and --convert refuse to run on a kernel known to carry one
+ * (unless --force), and --status warns.
+ */
+#ifndef RDCTL_KERNEL_BUGS_H
+#define RDCTL_KERNEL_BUGS_H
+
+/*
+ * The known bug of kernel release rel ("6.10.3-amd64", as uname -r prints
+ * it), as one sentence naming it and the fix, or NULL when none is known.
+ * rel NULL: $RDCTL_KERNEL_RELEASE when set (tests), else the running kernel.
+ */
+const char *kernel_md_bug(const char *rel);
+
+#endif
