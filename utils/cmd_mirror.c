@@ -609,6 +609,16 @@ int cmd_convert(const struct opts *o, const char *array)
 				   array, m->name, mdpath, m->name);
 			goto out_early;
 		}
+		/*
+		 * md saw write errors on it: the next spare added becomes its
+		 * replacement, and the disk is failed once the copy is done,
+		 * instead of the spare filling the new slot.
+		 */
+		if (m->state && strstr(m->state, "want_replacement")) {
+			fail_errno(EBUSY, "%s of %s wants a replacement (md saw write errors on it): md would make the RAM disk its replacement and fail the disk; replace it first (mdadm %s --replace /dev/%s --with DISK) or, if the errors are understood, clear the flag (echo -want_replacement > %s/block/%s/md/dev-%s/state)",
+				   m->name, array, mdpath, m->name, sysfs_root(), kname, m->name);
+			goto out_early;
+		}
 		/* md shows a member it recovers as "spare" too, with a slot */
 		if (m->slot < 0) {
 			fail_errno(EBUSY, "%s has a spare %s: md would put it, not the RAM disk, into the new slot; remove it first (mdadm %s --remove /dev/%s)",

@@ -37,6 +37,10 @@ static void array_warnings(const struct md_array *a, struct warnings *w)
 		if (m->faulty || m->spare)
 			continue;
 		persistent++;
+		if (m->state && strstr(m->state, "want_replacement"))
+			add(w, "want_replacement", a->name, m->name,
+			    xasprintf("%s: persistent member %s had write errors and wants a replacement: md will make the next spare its replacement and fail it; check the disk (dmesg, smartctl)",
+				      a->name, m->name));
 		if (!m->write_mostly)
 			add(w, "not_write_mostly", a->name, m->name,
 			    xasprintf("%s: persistent member %s is not write-mostly: reads may go to the disk; fix: echo writemostly > /sys/block/%s/md/dev-%s/state",

@@ -89,6 +89,11 @@ raid1_tree; member md0 sdd spare -1
 refuse_convert "convert spare" "/dev/md0 has a spare sdd: md would put it, not the RAM disk, into the new slot; remove it first (mdadm $broot/dev/md0 --remove /dev/sdd)"
 raid1_tree; put "$broot/sys/block/md0/md/dev-sdc/state" faulty
 refuse_convert "convert faulty" "/dev/md0 has a failed member sdc: replace or remove it first (mdadm $broot/dev/md0 --remove /dev/sdc)"
+raid1_tree; put "$broot/sys/block/md0/md/dev-sdc/state" in_sync,write_error,want_replacement
+refuse_convert "convert want_replacement" "sdc of /dev/md0 wants a replacement (md saw write errors on it): md would make the RAM disk its replacement and fail the disk; replace it first (mdadm $broot/dev/md0 --replace /dev/sdc --with DISK) or, if the errors are understood, clear the flag (echo -want_replacement > $broot/sys/block/md0/md/dev-sdc/state)"
+rd_member 0 in_sync
+run "status want_replacement" 0 --status
+expect_out_has "status want_replacement" "persistent member sdc had write errors and wants a replacement"
 raid1_tree
 refuse_convert "convert size small" "--size 1024 MiB is smaller than the 1025 MiB a member of /dev/md0 needs: use --size auto" --size 1G
 refuse_convert "convert memory" "the RAM member needs 8192 MiB, more than the available memory (4096 MiB): use a smaller size, or --force" --size 8G
