@@ -337,6 +337,19 @@ static int finish_sync(struct mirror_run *r, const struct opts *o, const char *k
 	return 0;
 }
 
+/* create and convert, once the RAM member is in: the configuration line,
+ * the mdadm.conf check, the sync state (and --wait). 0 or an exit code. */
+static int finish_mirror(struct mirror_run *r, const struct opts *o, const char *kname, const char *mdpath)
+{
+	int rc = config_add(r, o, kname, o->auto_size);
+
+	if (rc)
+		return mirror_failed(xasprintf("%s runs with its RAM member %s, but is not in the configuration: add the line '%s' to %s by hand, or rdctl --restore will not bring it back after a reboot",
+					       kname, r->rd, r->config_line ? r->config_line : "?", r->config_path));
+	check_mdadm_conf(r, mdpath);
+	return finish_sync(r, o, kname);
+}
+
 static int print_summary(struct mirror_run *r, char *text)
 {
 	int rc = 0;
@@ -522,14 +535,7 @@ int cmd_create(const struct opts *o, const char *array, char *const disks[], siz
 					   : xasprintf("the undo failed too: see the steps above and mdadm --detail %s", mdpath));
 		goto out;
 	}
-	rc = config_add(&r, o, kname ? kname : array, o->auto_size);
-	if (rc) {
-		rc = mirror_failed(xasprintf("%s runs with %s, but is not in the configuration: add the line '%s' to %s by hand, or rdctl --restore will not bring it back after a reboot",
-					     kname, r.rd, r.config_line ? r.config_line : "?", r.config_path));
-		goto out;
-	}
-	check_mdadm_conf(&r, mdpath);
-	rc = finish_sync(&r, o, kname);
+	rc = finish_mirror(&r, o, kname ? kname : array, mdpath);
 	if (rc)
 		goto out;
 	s = join(r.members, r.nmembers, " ");
@@ -688,14 +694,7 @@ int cmd_convert(const struct opts *o, const char *array)
 					     kname, r.rd));
 		goto out;
 	}
-	rc = config_add(&r, o, kname, o->auto_size);
-	if (rc) {
-		rc = mirror_failed(xasprintf("%s has its RAM member %s, but is not in the configuration: add the line '%s' to %s by hand",
-					     kname, r.rd, r.config_line ? r.config_line : "?", r.config_path));
-		goto out;
-	}
-	check_mdadm_conf(&r, mdpath);
-	rc = finish_sync(&r, o, kname);
+	rc = finish_mirror(&r, o, kname, mdpath);
 	if (rc)
 		goto out;
 	s = size_mib_str(r.size);

@@ -130,6 +130,10 @@ raid1_tree
 RDCTL_FAKE_IOCTL_ERRNO=ENOMEM run "convert attach fails" 1 --convert /dev/md0 --config "$conf"
 expect_err "convert attach fails" "not enough memory for a 1025 MiB RAM disk; md0 is unchanged"
 
+raid1_tree
+run "convert config unwritable" 1 --convert /dev/md0 --config "$tmp/no-such-dir/rdmirror.conf"
+expect_err_has "convert config unwritable" "cannot open directory $tmp/no-such-dir: No such file or directory; md0 runs with its RAM member rd3, but is not in the configuration: add the line 'UUID=$uuid auto' to $tmp/no-such-dir/rdmirror.conf by hand"
+
 # --- dry run: reads only, the plan printed ----------------------------------
 raid1_tree
 run "convert dry" 0 --convert /dev/md0 --config "$conf" --dry-run
