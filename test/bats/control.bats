@@ -136,7 +136,7 @@ teardown() { rd_common_teardown; }
 	cmp -n $((8 * MiB)) -i $((8 * MiB)):0 /dev/rd0 /dev/zero
 	dd if="$T/data" of=/dev/rd0 bs=1M seek=8 oflag=direct status=none
 	[ "$(rd_allocated rd0)" = $((16 * MiB)) ]
-	rd-ioctl resize index=0 size=$((4 * MiB))
+	rd_ioctl_idle resize index=0 size=$((4 * MiB))
 	[ "$(rd_allocated rd0)" = $((4 * MiB)) ]
 	[ "$(blockdev --getsize64 /dev/rd0)" = $((4 * MiB)) ]
 	cmp -n $((4 * MiB)) /dev/rd0 "$T/data"
@@ -156,7 +156,7 @@ teardown() { rd_common_teardown; }
 	cmp -n $((32 * MiB)) /dev/rd0 /dev/zero
 	rd-ioctl resize index=0 size=$((48 * MiB))
 	[ "$(rd_allocated rd0)" = $((48 * MiB)) ]
-	rd-ioctl free index=0
+	rd_ioctl_idle free index=0
 	[ "$(rd_allocated rd0)" = $((48 * MiB)) ]
 }
 
@@ -178,7 +178,7 @@ teardown() { rd_common_teardown; }
 	rd_add $((16 * MiB))
 	head -c $((16 * MiB)) /dev/urandom | dd of=/dev/rd0 bs=1M oflag=direct status=none
 	[ "$(rd_allocated rd0)" = $((16 * MiB)) ]
-	rd-ioctl free index=0
+	rd_ioctl_idle free index=0
 	[ "$(rd_allocated rd0)" = 0 ]
 	cmp -n $((16 * MiB)) /dev/rd0 /dev/zero
 }

@@ -48,8 +48,8 @@ rd_common_teardown() {
 
 # Stop every md array on an rd disk or a test disk, unmount, remove disks.
 rd_cleanup() {
-	local m d dev mnt rest mounts=()
-	while read -r dev mnt rest; do
+	local m d mnt mounts=()
+	while read -r _ mnt _; do
 		[[ "$mnt" =~ ^/(mnt|tmp)/rdtest ]] && mounts=("$mnt" "${mounts[@]}")
 	done </proc/mounts
 	for m in "${mounts[@]}"; do umount "$m" || true; done
@@ -93,6 +93,23 @@ rd_add() {
 # rd_remove rdN: rdctl --detach (it waits out udev's probing opens).
 rd_remove() {
 	rdctl --detach "$1" >/dev/null
+}
+
+# rd_ioctl_idle ARGS...: rd-ioctl for a shrink or free that must succeed.
+# udev re-probes a disk after every close of a write (its "watch" option)
+# and after every resize, holding it open for a moment: such a call can
+# meet an EBUSY nobody in the test caused. Settle, then retry EBUSY for up
+# to 5 s, as rdctl itself does; any other error fails at once.
+rd_ioctl_idle() {
+	local out i
+	udevadm settle
+	for i in $(seq 50); do
+		out=$(rd-ioctl "$@" 2>&1) && return 0
+		[[ "$out" == EBUSY ]] || break
+		sleep 0.1
+	done
+	echo "rd-ioctl $*: $out (after $i tries)" >&2
+	return 1
 }
 
 rd_allocated() {
