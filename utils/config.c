@@ -2,12 +2,18 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "size.h"
 #include "util.h"
+
+/* no configuration is that big; /dev/zero must not eat the memory */
+#define CONFIG_MAX_BYTES	(16U << 20)
 
 static void add_error(struct config *c, int line, char *message)
 {
@@ -127,7 +133,7 @@ static char *parse_line(struct config *c, char *text, int line, bool *empty)
 	} else if (size_parse(words[1], &m.size, &msg) < 0) {
 		char *inner = msg;
 
-		msg = xasprintf("%s (or 'auto')", inner);
+		msg = xasprintf("%s; SIZE may also be 'auto'", inner);
 		free(inner);
 		goto bad;
 	}
@@ -152,45 +158,175 @@ bad:
 	return msg;
 }
 
-void config_parse_text(const char *path, const char *text, struct config *c)
+/* One line of len bytes (NULs included), without its '\n'. */
+static void parse_numbered(struct config *c, const char *line, size_t len, int lineno)
 {
-	char *copy = xstrdup(text), *line = copy;
+	char *text, *hash, *msg;
+	bool empty;
+
+	/* as a C string the line would end at the NUL, the rest of it lost */
+	if (memchr(line, '\0', len)) {
+		add_error(c, lineno, xstrdup("contains a NUL byte: this is not a text file, or it is damaged"));
+		return;
+	}
+	text = xmalloc(len + 1);
+	memcpy(text, line, len);
+	text[len] = '\0';
+	hash = strchr(text, '#');
+	if (hash)
+		*hash = '\0';
+	msg = parse_line(c, text, lineno, &empty);
+	if (msg)
+		add_error(c, lineno, msg);
+	free(text);
+}
+
+/* The lines are what '\n' ends, and the piece after the last '\n'. */
+static void parse_bytes(const char *path, const char *buf, size_t len, struct config *c)
+{
+	size_t pos = 0;
 	int lineno = 0;
 
 	memset(c, 0, sizeof(*c));
 	c->path = xstrdup(path);
-	while (line) {
-		char *nl = strchr(line, '\n'), *hash;
-		bool empty;
-		char *msg;
+	for (;;) {
+		const char *nl = memchr(buf + pos, '\n', len - pos);
+		size_t end = nl ? (size_t)(nl - buf) : len;
 
-		if (nl)
-			*nl = '\0';
-		lineno++;
-		hash = strchr(line, '#');
-		if (hash)
-			*hash = '\0';
-		msg = parse_line(c, line, lineno, &empty);
-		if (msg)
-			add_error(c, lineno, msg);
-		line = nl ? nl + 1 : NULL;
+		parse_numbered(c, buf + pos, end - pos, ++lineno);
+		if (!nl)
+			break;
+		pos = end + 1;
 	}
-	free(copy);
+}
+
+void config_parse_text(const char *path, const char *text, struct config *c)
+{
+	parse_bytes(path, text, strlen(text), c);
+}
+
+/* The whole file with its length, NUL bytes and all. 0 or -errno. */
+static int read_bytes(const char *path, char **out, size_t *outlen)
+{
+	size_t cap = 4096, len = 0;
+	char *buf;
+	int fd, e;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	buf = xmalloc(cap);
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			if (cap >= CONFIG_MAX_BYTES) {
+				e = EFBIG;
+				goto fail;
+			}
+			cap *= 2;
+			buf = xrealloc(buf, cap, 1);
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			e = errno;
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (close(fd) < 0) {
+		e = errno;
+		free(buf);
+		return -e;
+	}
+	*out = buf;
+	*outlen = len;
+	return 0;
+fail:
+	free(buf);
+	close(fd);
+	return -e;
 }
 
 int config_read(const char *path, struct config *c)
 {
-	char *text;
-	int r = read_text_file(path, &text);
+	char *buf = NULL;
+	size_t len = 0;
+	int r = read_bytes(path, &buf, &len);
 
 	if (r < 0) {
 		memset(c, 0, sizeof(*c));
 		c->path = xstrdup(path);
 		return r;
 	}
-	config_parse_text(path, text, c);
-	free(text);
+	/* not read_text_file() and a C string: a NUL would end the file there */
+	parse_bytes(path, buf, len, c);
+	free(buf);
 	return 0;
+}
+
+/* "lines 1 and 4 both name /dev/md0 (md0, UUID=...): ..." for the count lines from first on */
+static char *same_array_message(const struct config *c, char *const *names, size_t first, size_t count)
+{
+	char *lines = xstrdup(""), *specs = xstrdup(""), *t, *msg;
+	size_t seen = 0;
+
+	for (size_t j = first; j < c->n; j++) {
+		if (!names[j] || strcmp(names[j], names[first]))
+			continue;
+		seen++;
+		t = xasprintf("%s%s%d", lines, seen == 1 ? "" : seen == count ? " and " : ", ", c->v[j].line);
+		free(lines);
+		lines = t;
+		t = xasprintf("%s%s%s", specs, seen == 1 ? "" : ", ", c->v[j].spec);
+		free(specs);
+		specs = t;
+	}
+	msg = xasprintf("lines %s %s name /dev/%s (%s): %s is used; keep one of them", lines,
+			count == 2 ? "both" : "all", names[first], specs, count == 2 ? "neither" : "none");
+	free(lines);
+	free(specs);
+	return msg;
+}
+
+size_t config_drop_same_arrays(struct config *c, char **names)
+{
+	bool *drop = xcalloc(c->n ? c->n : 1, sizeof(*drop));
+	size_t kept = 0, removed;
+
+	for (size_t i = 0; i < c->n; i++) {
+		size_t count = 1;
+
+		if (!names[i] || drop[i])
+			continue;
+		for (size_t j = i + 1; j < c->n; j++) {
+			if (names[j] && !strcmp(names[j], names[i])) {
+				drop[j] = true;
+				count++;
+			}
+		}
+		if (count == 1)
+			continue;
+		drop[i] = true;
+		add_error(c, 0, same_array_message(c, names, i, count));
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		if (drop[i]) {
+			mirror_clear(&c->v[i]);
+			free(names[i]);
+			continue;
+		}
+		c->v[kept] = c->v[i];
+		names[kept++] = names[i];
+	}
+	removed = c->n - kept;
+	c->n = kept;
+	free(drop);
+	return removed;
 }
 
 void config_free(struct config *c)

@@ -8,6 +8,10 @@
  *   SIZE     auto (what the array needs from a member), or a size as for --attach
  *   OPTIONS  prealloc
  * A bad line is recorded with its line number; the good lines still count.
+ * Bad are also: a line with a NUL byte, and a line naming an array that an
+ * earlier line names already in the same form (md0 and /dev/md0, a UUID in
+ * another letter case; the earlier line stays). That md0 and UUID=... are
+ * one array only the running system knows: see config_drop_same_arrays().
  */
 #ifndef RDCTL_CONFIG_H
 #define RDCTL_CONFIG_H
@@ -50,8 +54,22 @@ struct config {
 
 /* Parse text (the file's contents) into c. Never fails: bad lines go to c->errs. */
 void config_parse_text(const char *path, const char *text, struct config *c);
-/* Read and parse path. 0, or -errno when the file cannot be read (c is then empty). */
+/*
+ * Read and parse path, every byte of it (-EFBIG from 16 MiB on).
+ * 0, or -errno when the file cannot be read (c is then empty).
+ */
 int config_read(const char *path, struct config *c);
+
+/*
+ * names[i] is the kernel name ("md0") that c->v[i] resolves to on this
+ * system, or NULL when it does not resolve (now). Lines that resolve to the
+ * same array are all taken out of c->v, as nobody can tell which one is
+ * meant, with one error (line 0, the file) per array naming the lines:
+ * "lines 3 and 7 both name /dev/md0 (md0, UUID=...): neither is used; keep
+ * one of them". names[] stays parallel to c->v (the names of the lines
+ * taken out are freed). Returns how many lines were taken out.
+ */
+size_t config_drop_same_arrays(struct config *c, char **names);
 void config_free(struct config *c);
 
 /* Is s a valid "xxxxxxxx:xxxxxxxx:xxxxxxxx:xxxxxxxx" UUID? */

@@ -67,10 +67,11 @@ static const char usage_text[] =
 "      --config FILE       with --restore, --create, --convert, --revert: use\n"
 "                          FILE instead of /etc/rdmirror.conf\n"
 "\n"
-"SIZE is a whole number of MiB (2048), or a number with a binary unit K, M, G\n"
-"or T, optionally followed by B or iB (512K, 2G, 1TiB), or B for bytes; it must\n"
-"be a multiple of 4 KiB. rdN may also be written /dev/rdN. ARRAY is /dev/mdN,\n"
-"mdN or /dev/md/NAME.\n"
+"SIZE is a number of MiB (2048, 1.5) or a number with a unit, in any case:\n"
+"K, M, G, T, P, E alone or with iB are powers of 1024 (512K, 2.5G, 1TiB), with\n"
+"B powers of 1000 (4096KB, 8GB); B alone is bytes. Up to 9 digits may follow\n"
+"a '.'. It must be a multiple of 4 KiB. rdN may also be written /dev/rdN.\n"
+"ARRAY is /dev/mdN, mdN or /dev/md/NAME.\n"
 "\n"
 "Exit status: 0 success, 1 failure, 2 usage error. See rdctl(8).\n";
 

@@ -480,6 +480,28 @@ out:
 	free(mdname);
 }
 
+/*
+ * Two lines may name one array in two ways (md0 and UUID=...), which only
+ * this system can tell: before anything changes, every line that is found
+ * now is resolved, and lines that meet on one array are all left out with
+ * an error of the file (which of them is meant, with which size?). An array
+ * that appears only later, while restore waits for it, is not checked.
+ */
+static void drop_same_arrays(struct config *cfg)
+{
+	char **names;
+
+	if (cfg->n < 2)
+		return;
+	names = xcalloc(cfg->n, sizeof(*names));
+	for (size_t i = 0; i < cfg->n; i++)
+		names[i] = find_array(&cfg->v[i]);
+	config_drop_same_arrays(cfg, names);
+	for (size_t i = 0; i < cfg->n; i++)
+		free(names[i]);
+	free(names);
+}
+
 int cmd_restore(const struct opts *o)
 {
 	const char *path = o->config ? o->config : CONFIG_DEFAULT_PATH;
@@ -504,6 +526,7 @@ int cmd_restore(const struct opts *o)
 		config_free(&cfg);
 		return rc;
 	}
+	drop_same_arrays(&cfg);
 	for (size_t i = 0; i < cfg.n; i++)
 		restore_one(&cfg.v[i], o, &rep);
 	if (cfg.n == 0 && cfg.nerrs == 0 && !o->json &&

@@ -264,6 +264,41 @@ rmdir "$a" && mv "$a.off" "$a"
 # shellcheck source=test/unit/mirror-checks.sh
 . "$here/mirror-checks.sh"
 
+# --- sizes as util-linux reads them; the configuration: NULs, one array twice ------
+run "attach fraction" 0 --attach 0.5G
+expect_out "attach fraction" "Attached device rd3 of size 512 MiB"
+run "attach decimal unit" 0 --attach 4096KB
+expect_out "attach decimal unit" "Attached device rd3 of size 4000 KiB"
+usage "size decimal unit" "invalid size '1MB': 1000000 bytes is not a multiple of 4 KiB (4096 bytes); the nearest valid sizes are 999424 (976 KiB) and 1003520 (980 KiB)" -a 1MB
+usage "size comma" "invalid size '1,5G': the decimal point is '.', not ','" -a 1,5G
+saved_env="$RDCTL_SYSFS_ROOT|$RDCTL_PROC_ROOT|$RDCTL_DEV_ROOT|$PATH"
+export PATH="$bbin:$PATH" RDCTL_FAKE_LOG=$blog RDCTL_RESTORE_TIMEOUT=0
+export RDCTL_SYSFS_ROOT=$broot/sys RDCTL_PROC_ROOT=$broot/proc RDCTL_DEV_ROOT=$broot/dev
+# md0 by its name and by its UUID: only the running system can tell, and
+# neither line is done (which one is meant?); nothing changes
+boot_tree
+UUID=$(echo "$uuid" | tr a-f A-F)
+printf 'md0 auto\n# the same array\nUUID=%s 2G\n' "$UUID" >"$conf"
+run "restore one array twice" 1 --restore --config "$conf"
+expect_no_out "restore one array twice"
+expect_err "restore one array twice" "$conf: lines 1 and 3 both name /dev/md0 (md0, UUID=$UUID): neither is used; keep one of them"
+expect_log_lacks "restore one array twice: nothing changed" "--add|--run|--readwrite|--remove|ioctl"
+if [ "$(state_of sdc)" = in_sync ]; then pass; else fail "restore one array twice: sdc is $(state_of sdc)"; fi
+run "restore one array twice json" 1 --restore --config "$conf" --json
+validate "restore one array twice json" restore,config_errors
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d["restore"]==[] and [e["line"] for e in d["config_errors"]]==[0]))' "$out"
+then pass; else fail "restore one array twice json: $(cat "$out")"; fi
+vg "restore one array twice" 1 --restore --config "$conf" --json
+# a NUL byte: an error of its line, the other lines are still done
+boot_tree
+printf 'md0 auto\nmd1 1G \0 junk\n' >"$conf"
+run "restore NUL" 1 --restore --config "$conf"
+expect_out "restore NUL" "md0: attached rd3 (1025 MiB), added to md0, sdc write-mostly, recovery started"
+expect_err "restore NUL" "$conf:2: contains a NUL byte: this is not a text file, or it is damaged"
+IFS='|' read -r RDCTL_SYSFS_ROOT RDCTL_PROC_ROOT RDCTL_DEV_ROOT PATH <<<"$saved_env"
+export RDCTL_SYSFS_ROOT RDCTL_PROC_ROOT RDCTL_DEV_ROOT PATH
+unset RDCTL_FAKE_LOG RDCTL_RESTORE_TIMEOUT
+
 # --- valgrind runs --------------------------------------------------------------------
 if command -v valgrind >/dev/null; then
 	if valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The /etc/rdmirror.conf parser: every good and bad line form, line numbers. */
+#include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "unit.h"
@@ -68,9 +70,201 @@ static void bad_line(const char *line, const char *want)
 	free(text);
 }
 
+/* the SIZE column goes through size_parse(): util-linux units, fractions */
+static void sizes(void)
+{
+	struct config c;
+
+	config_parse_text("f", "md0 4096KB\nmd1 1.5G\nmd2 0.5M prealloc\nmd3 1.5\n", &c);
+	CHECK_U64(c.nerrs, 0);
+	CHECK_U64(c.n, 4);
+	if (c.n == 4) {
+		CHECK_U64(c.v[0].size, 4096000);
+		CHECK_U64(c.v[1].size, 1610612736ULL);
+		CHECK_U64(c.v[2].size, 524288);
+		CHECK(c.v[2].prealloc);
+		CHECK_U64(c.v[3].size, 1572864);
+	}
+	config_free(&c);
+}
+
+/* the same array written twice: md0 and /dev/md0, a UUID in two letter cases */
+static void textual_duplicates(void)
+{
+	struct config c;
+
+	config_parse_text("f",
+			  "md0 auto\n"
+			  "UUID=79387934:aaaad032:f56c6261:de230a86 auto\n"
+			  "/dev/md0 2G\n"
+			  "uuid=79387934:AAAAD032:F56C6261:DE230A86 1G\n"
+			  "/dev/md/data 1G\n"
+			  "/dev/md/data 2G\n", &c);
+	CHECK_U64(c.n, 3);
+	CHECK_U64(c.nerrs, 3);
+	if (c.nerrs == 3) {
+		CHECK_U64(c.errs[0].line, 3);
+		CHECK_STR(c.errs[0].message, "/dev/md0 is already configured on line 1");
+		CHECK_U64(c.errs[1].line, 4);
+		CHECK_STR(c.errs[1].message,
+			  "uuid=79387934:AAAAD032:F56C6261:DE230A86 is already configured on line 2");
+		CHECK_U64(c.errs[2].line, 6);
+		CHECK_STR(c.errs[2].message, "/dev/md/data is already configured on line 5");
+	}
+	config_free(&c);
+}
+
+/* write bytes (NULs included) to a new temporary file; its path, malloc'd */
+static char *temp_file(const char *bytes, size_t len)
+{
+	char tmpl[] = "/tmp/rdctl-conf.XXXXXX";
+	int fd = mkstemp(tmpl);
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return NULL;
+	CHECK(write(fd, bytes, len) == (ssize_t)len);
+	close(fd);
+	return xstrdup(tmpl);
+}
+
+/* a NUL byte is an error of its line, not the silent end of the file */
+static void nul_bytes(void)
+{
+	static const char text[] = "md0 auto\nmd1 1G # \0 junk\nmd2 2G\n\0\nmd3 1G\0";
+	char *path = temp_file(text, sizeof(text) - 1);
+	struct config c;
+
+	if (!path)
+		return;
+	CHECK(config_read(path, &c) == 0);
+	CHECK_U64(c.n, 2);
+	if (c.n == 2) {
+		CHECK_STR(c.v[0].name, "md0");
+		CHECK_STR(c.v[1].name, "md2");
+		CHECK_U64(c.v[1].line, 3);
+	}
+	CHECK_U64(c.nerrs, 3);
+	if (c.nerrs == 3) {
+		CHECK_U64(c.errs[0].line, 2);
+		CHECK_STR(c.errs[0].message, "contains a NUL byte: this is not a text file, or it is damaged");
+		CHECK_U64(c.errs[1].line, 4);
+		CHECK_U64(c.errs[2].line, 5);
+	}
+	config_free(&c);
+	unlink(path);
+	free(path);
+
+	/* the same file without the NULs reads as before */
+	path = temp_file("md0 auto\r\n\nmd1 1G", strlen("md0 auto\r\n\nmd1 1G"));
+	if (!path)
+		return;
+	CHECK(config_read(path, &c) == 0);
+	CHECK_U64(c.n, 2);
+	CHECK_U64(c.nerrs, 0);
+	if (c.n == 2)
+		CHECK_U64(c.v[1].line, 3);
+	config_free(&c);
+	unlink(path);
+	free(path);
+
+	/* no end: refused, never read into memory without a bound */
+	CHECK(config_read("/dev/zero", &c) == -EFBIG);
+	CHECK_U64(c.n + c.nerrs, 0);
+	config_free(&c);
+	CHECK(config_read("/nonexistent/rdmirror.conf", &c) == -ENOENT);
+	config_free(&c);
+}
+
+/* names[] as a system resolves the lines; all strings malloc'd */
+static char **names_of(const char *const *v, size_t n)
+{
+	char **names = xcalloc(n, sizeof(*names));
+
+	for (size_t i = 0; i < n; i++)
+		names[i] = v[i] ? xstrdup(v[i]) : NULL;
+	return names;
+}
+
+static void free_names_n(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/*
+ * md0 and UUID=... that name the same array: known only once the lines are
+ * resolved on the running system. Both lines are dropped, one error names them.
+ */
+static void resolved_duplicates(void)
+{
+	static const char text[] =
+		"md0 auto\n"
+		"/dev/md/data 2G\n"
+		"# a comment\n"
+		"UUID=79387934:AAAAD032:f56c6261:de230a86 auto\n"
+		"md1 1G\n"
+		"md7 auto\n";
+	static const char *const two[] = { "md0", "md5", "md0", "md1", NULL };
+	static const char *const three[] = { "md0", "md0", "md0", "md1", "md1" };
+	static const char *const none[] = { "md0", "md5", NULL, NULL, "md1" };
+	struct config c;
+	char **names;
+
+	config_parse_text("/etc/rdmirror.conf", text, &c);
+	CHECK_U64(c.n, 5);
+	names = names_of(two, 5);
+	CHECK_U64(config_drop_same_arrays(&c, names), 2);
+	CHECK_U64(c.n, 3);
+	if (c.n == 3) {
+		CHECK_U64(c.v[0].line, 2);
+		CHECK_STR(names[0], "md5");
+		CHECK_U64(c.v[1].line, 5);
+		CHECK_STR(names[1], "md1");
+		CHECK_U64(c.v[2].line, 6);
+		CHECK_STR(names[2], NULL);
+	}
+	CHECK_U64(c.nerrs, 1);
+	if (c.nerrs == 1) {
+		CHECK_U64(c.errs[0].line, 0);
+		CHECK_STR(c.errs[0].message,
+			  "lines 1 and 4 both name /dev/md0 (md0, UUID=79387934:AAAAD032:f56c6261:de230a86): "
+			  "neither is used; keep one of them");
+	}
+	free_names_n(names, c.n);
+	config_free(&c);
+
+	config_parse_text("/etc/rdmirror.conf", text, &c);
+	names = names_of(three, 5);
+	CHECK_U64(config_drop_same_arrays(&c, names), 5);
+	CHECK_U64(c.n, 0);
+	CHECK_U64(c.nerrs, 2);
+	if (c.nerrs == 2) {
+		CHECK_STR(c.errs[0].message,
+			  "lines 1, 2 and 4 all name /dev/md0 (md0, /dev/md/data, UUID=79387934:AAAAD032:f56c6261:de230a86): "
+			  "none is used; keep one of them");
+		CHECK_STR(c.errs[1].message, "lines 5 and 6 both name /dev/md1 (md1, md7): neither is used; keep one of them");
+	}
+	free_names_n(names, c.n);
+	config_free(&c);
+
+	config_parse_text("/etc/rdmirror.conf", text, &c);
+	names = names_of(none, 5);
+	CHECK_U64(config_drop_same_arrays(&c, names), 0);
+	CHECK_U64(c.n, 5);
+	CHECK_U64(c.nerrs, 0);
+	free_names_n(names, c.n);
+	config_free(&c);
+}
+
 void test_config(void)
 {
 	good_lines();
+	sizes();
+	textual_duplicates();
+	nul_bytes();
+	resolved_duplicates();
 	bad_line("md5", "'md5' has no size: expected ARRAY SIZE [prealloc], SIZE 'auto' or a size such as 2G");
 	bad_line("sda auto", "invalid array 'sda': expected /dev/mdN, mdN, /dev/md/NAME or UUID=xxxxxxxx:xxxxxxxx:xxxxxxxx:xxxxxxxx");
 	bad_line("/dev/sda auto", "invalid array '/dev/sda': expected /dev/mdN, mdN, /dev/md/NAME or UUID=xxxxxxxx:xxxxxxxx:xxxxxxxx:xxxxxxxx");
@@ -83,10 +277,15 @@ void test_config(void)
 		 "invalid UUID '79387934:aaaad032:f56c6261:de230a8g': expected 4 groups of 8 hex digits separated by ':', as mdadm --detail prints it");
 	bad_line("UUID=79387934-aaaad032-f56c6261-de230a86 auto",
 		 "invalid UUID '79387934-aaaad032-f56c6261-de230a86': expected 4 groups of 8 hex digits separated by ':', as mdadm --detail prints it");
-	bad_line("md2 0", "invalid size '0': the size must be larger than 0 (or 'auto')");
-	bad_line("md2 5K", "invalid size '5K': 5120 bytes is not a multiple of 4 KiB (4096 bytes) (or 'auto')");
-	bad_line("md2 2X", "invalid size '2X': unknown unit 'X' (use K, M, G or T, or none for MiB) (or 'auto')");
-	bad_line("md2 -1", "invalid size '-1': a size cannot be negative (or 'auto')");
+	bad_line("md2 0", "invalid size '0': the size must be larger than 0; SIZE may also be 'auto'");
+	bad_line("md2 5K", "invalid size '5K': 5120 bytes is not a multiple of 4 KiB (4096 bytes); "
+		 "the nearest valid sizes are 4096 (4 KiB) and 8192 (8 KiB); SIZE may also be 'auto'");
+	bad_line("md2 2X", "invalid size '2X': unknown unit 'X' (K, M, G, T, P, E or KiB, MiB, ...: powers of 1024; "
+		 "KB, MB, ...: powers of 1000; B: bytes; none: MiB); SIZE may also be 'auto'");
+	bad_line("md2 -1", "invalid size '-1': a size cannot be negative; SIZE may also be 'auto'");
+	/* the SIZE column is read by size_parse(), as --attach reads it */
+	bad_line("md2 1MB", "invalid size '1MB': 1000000 bytes is not a multiple of 4 KiB (4096 bytes); "
+		 "the nearest valid sizes are 999424 (976 KiB) and 1003520 (980 KiB); SIZE may also be 'auto'");
 	bad_line("md2 auto prealloc fast", "unknown option 'fast': the only option is prealloc");
 	bad_line("/dev/md0 2G", "/dev/md0 is already configured on line 1");
 	bad_line("a b c d e f g h i j k l m n o p q", "too many words: expected ARRAY SIZE [prealloc]");
