@@ -11,6 +11,8 @@
 #                         (KASAN, lockdep, kmemleak) built from linux-source-6.12
 #   make bench            rd0 against the kernel's brd, fio, in a VM
 #   make lint             checkpatch, sparse, W=1, shellcheck, man page
+#   make fuzz             libFuzzer on rdctl's parsers (size, config, sysfs and
+#                         /proc values, mdadm output), FUZZ_SECONDS (15) each
 #   make check-pkg        DKMS builds for 6.1 and 6.12, .debs, install/uninstall,
 #                         and a build against the newest mainline source (7.x)
 #   make install          rdctl, man page, bash completion, systemd unit and
@@ -68,12 +70,16 @@ demo: deps tools
 bench: deps tools
 	test/bench/run
 
+FUZZ_SECONDS ?= 15
+fuzz: deps
+	test/fuzz/run $(FUZZ_SECONDS)
+
 clean:
 	rm -rf build test/helpers/rd-ioctl
 	-$(MAKE) -C utils clean
 	-test -d "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(CURDIR)/module clean
 
-.PHONY: all module utils tools deps check check-vm check-boot check-stress check-kunit demo bench clean
+.PHONY: all module utils tools deps check check-vm check-boot check-stress check-kunit demo bench fuzz clean
 
 # --- installation ----------------------------------------------------------
 

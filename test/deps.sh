@@ -9,6 +9,7 @@ debs=(
 	linux-headers-6.12-amd64 linux-image-6.12-amd64
 	qemu-system-x86 busybox-static udev mdadm fio bats e2fsprogs util-linux
 	valgrind shellcheck sparse
+	clang libclang-rt-dev	# test/fuzz: libFuzzer is in libclang-rt, only recommended by clang
 	python3-jsonschema python3-pip man-db groff-base
 	dkms dh-dkms debhelper lintian dpkg-dev linux-source-6.12
 	flex bison bc libelf-dev libssl-dev xz-utils mmdebstrap ccache
