@@ -12,6 +12,7 @@
 
 #include "control.h"
 #include "errors.h"
+#include "lock.h"
 #include "meminfo.h"
 #include "output_json.h"
 #include "size.h"
@@ -127,6 +128,8 @@ int cmd_attach(const struct opts *o, uint64_t size)
 	int fd, rc, r;
 	char *sz;
 
+	if ((rc = change_begin("attach")))
+		return rc;
 	rc = check_memory(o, size, "attaching this disk");
 	if (rc)
 		return rc;
@@ -177,6 +180,8 @@ int cmd_detach(const struct opts *o, unsigned index)
 	int fd, rc, r;
 	json_t *obj;
 
+	if ((rc = change_begin("detach")))
+		return rc;
 	rc = control_open(false, &fd);
 	if (rc)
 		return rc;
@@ -197,6 +202,8 @@ int cmd_resize(const struct opts *o, unsigned index, uint64_t size)
 	int fd, rc, r;
 	json_t *obj;
 
+	if ((rc = change_begin("resize")))
+		return rc;
 	r = rd_disk_read(index, &d);
 	if (r == -ENODEV)
 		return fail_errno(ENODEV, "no such disk rd%u: see rdctl --list", index);
@@ -234,6 +241,8 @@ int cmd_flush(const struct opts *o, unsigned index)
 	int fd, rc, r;
 	json_t *obj;
 
+	if ((rc = change_begin("flush")))
+		return rc;
 	if (rd_disk_read(index, &d) == 0) {
 		has_before = d.has_allocated;
 		before = d.allocated;

@@ -29,6 +29,7 @@
 #include "disk_check.h"
 #include "errors.h"
 #include "kernel_bugs.h"
+#include "lock.h"
 #include "md.h"
 #include "md_ops.h"
 #include "mirror.h"
@@ -44,11 +45,22 @@
 #define LINK_WAIT_MS	3000
 #define POLL_MS		100
 
-static int need_root(const struct opts *o, const char *verb)
+/*
+ * Root and the lock first (lock.h). A dry run changes nothing: it takes no
+ * lock, and needs no root to read what sysfs shows (--convert, --revert);
+ * --create's opens the disks (create_dry_root()).
+ */
+static int begin(const struct opts *o, const char *verb)
 {
-	if (o->dry_run || geteuid() == 0)
+	return o->dry_run ? 0 : change_begin(verb);
+}
+
+static int create_dry_root(const struct opts *o)
+{
+	if (!o->dry_run || geteuid() == 0)
 		return 0;
-	return fail_errno(EPERM, "rdctl --%s needs root: run it as root (--dry-run shows the plan without root)", verb);
+	return fail(EXIT_RUNTIME, "EPERM",
+		    "--create --dry-run needs root: it opens the disks to check that they are blank (run it with sudo)");
 }
 
 /* Refuse on a kernel whose md is known to lose a RAM mirror's data. */
@@ -126,7 +138,7 @@ static bool conf_names(const struct conf_mirror *m, const char *kname, const cha
 
 	switch (m->kind) {
 	case CONF_UUID:
-		return uuid && !strcasecmp(m->uuid, uuid);
+		return uuid && md_uuid_same(m->uuid, uuid);
 	case CONF_DEVICE:
 		return !strcmp(m->name, kname);
 	case CONF_MDNAME:
@@ -317,11 +329,14 @@ static int finish_sync(struct mirror_run *r, const struct opts *o, const char *k
 
 	if (r->dry_run || !r->rd)
 		return 0;
-	if (o->wait && md_wait_in_sync(kname, r->rd, isatty(2) == 1, &msg) < 0) {
-		int rc = fail_errno(EIO, "%s", msg);
+	if (o->wait) {
+		int e = md_wait_in_sync(kname, r->rd, isatty(2) == 1, md_wait_bound(o->timeout), &msg);
 
-		free(msg);
-		return rc;
+		if (e < 0) {
+			e = fail_errno(-e, "%s", msg);
+			free(msg);
+			return e;
+		}
 	}
 	if (md_array_read(kname, &a) < 0)
 		return 0;
@@ -405,7 +420,7 @@ int cmd_create(const struct opts *o, const char *array, char *const disks[], siz
 	int rc;
 	bool undo_ok;
 
-	if ((rc = need_root(o, "create")) || (rc = check_kernel_bug(o, "create")) ||
+	if ((rc = begin(o, "create")) || (rc = create_dry_root(o)) || (rc = check_kernel_bug(o, "create")) ||
 	    (rc = parse_array(array, &mdpath, &kname)))
 		goto out_early;
 	if ((kname && md_has_members(kname)) || (!strncmp(array, "/dev/md/", 8) && path_exists(mdpath))) {
@@ -593,7 +608,7 @@ int cmd_convert(const struct opts *o, const char *array)
 	uint64_t need = 0, size;
 	int rc;
 
-	if ((rc = need_root(o, "convert")) || (rc = check_kernel_bug(o, "convert")) ||
+	if ((rc = begin(o, "convert")) || (rc = check_kernel_bug(o, "convert")) ||
 	    (rc = find_array(array, &mdpath, &kname, &a)))
 		goto out_early;
 	rc = EXIT_RUNTIME;
@@ -725,7 +740,7 @@ int cmd_revert(const struct opts *o, const char *array)
 	size_t in_sync = 0;
 	int rc;
 
-	if ((rc = need_root(o, "revert")) || (rc = find_array(array, &mdpath, &kname, &a)))
+	if ((rc = begin(o, "revert")) || (rc = find_array(array, &mdpath, &kname, &a)))
 		goto out_early;
 	rc = EXIT_RUNTIME;
 	rm = rd_member_of(&a);

@@ -13,6 +13,7 @@ struct opts {
 	bool auto_size;		/* --size auto (the default of the mirror commands) */
 	uint64_t size;		/* --size SIZE, bytes */
 	bool bitmap_none;	/* --bitmap none */
+	unsigned timeout;	/* --timeout SEC of --wait, 0: the default */
 };
 
 int cmd_attach(const struct opts *o, uint64_t size);

@@ -56,9 +56,32 @@ char *command_line(const char *const argv[])
 	return s;
 }
 
+/* A whole number of seconds from the environment (1 to a day), or def. */
+static unsigned env_seconds(const char *var, unsigned def)
+{
+	const char *s = getenv(var);
+	uint64_t v;
+
+	if (s && parse_u64(s, &v) && v >= 1 && v <= 86400)
+		return (unsigned)v;
+	return def;
+}
+
+/* The bound of one mdadm run: creating, growing and assembling write
+ * superblocks and bitmaps, or scan every disk; the rest only asks or
+ * changes one thing. */
+static unsigned mdadm_timeout(const char *const args[])
+{
+	bool slow = args[0] && (!strcmp(args[0], "--create") || !strcmp(args[0], "--grow") ||
+				!strcmp(args[0], "--assemble"));
+
+	return env_seconds("RDCTL_MDADM_TIMEOUT", slow ? MDADM_TIMEOUT_LONG : MDADM_TIMEOUT);
+}
+
 int mdadm_callv(char **out, char **msg, const char *const args[])
 {
 	char *argv[MAX_ARGS + 2];
+	const char *path = getenv("RDCTL_MDADM");
 	struct proc_result res;
 	size_t n = 0;
 	int rc = 0;
@@ -71,12 +94,14 @@ int mdadm_callv(char **out, char **msg, const char *const args[])
 		*out = NULL;
 	if (msg)
 		*msg = NULL;
-	proc_run(argv, &res);
+	proc_run_bounded(path && *path ? path : NULL, argv, mdadm_timeout(args), &res);
 	if (res.status != 0) {
 		char *line = last_line(res.err), *cmd = command_line((const char *const *)argv);
 
 		if (msg) {
-			if (res.status < 0)
+			if (res.timed_out)
+				*msg = xasprintf("%s %s: see dmesg and cat /proc/mdstat", cmd, res.err);
+			else if (res.status < 0)
 				*msg = xasprintf("%s failed: %s", cmd, res.err);
 			else
 				*msg = xasprintf("%s failed (exit %d): %s", cmd, res.status,
@@ -159,10 +184,64 @@ static char *first_member(const char *mdname)
 	return m;
 }
 
+/* The 32 hex digits of a UUID in any of its printed forms, lower case,
+ * into hex[33]. false when s is not a UUID. */
+static bool uuid_digits(const char *s, char hex[33])
+{
+	size_t n = 0;
+
+	for (; s && *s; s++) {
+		if (*s == ':' || *s == '-')
+			continue;
+		if (!isxdigit((unsigned char)*s) || n == 32)
+			return false;
+		hex[n++] = (char)tolower((unsigned char)*s);
+	}
+	hex[n] = '\0';
+	return n == 32;
+}
+
+bool md_uuid_same(const char *a, const char *b)
+{
+	char ha[33], hb[33];
+
+	return uuid_digits(a, ha) && uuid_digits(b, hb) && !strcmp(ha, hb);
+}
+
+/*
+ * The UUID from /sys/block/mdX/md/uuid (md prints the 16 bytes as
+ * 8-4-4-4-12, since Linux 5.9), in mdadm's form, or NULL. It needs no
+ * mdadm run and no root, which is why it comes first. Only for metadata
+ * 1.x: mdadm prints a 1.x UUID byte for byte, as md does, but a 0.90 one
+ * as four host-endian words, which md shows byte for byte (each group
+ * reversed on x86). An array that is assembled but not started may show
+ * all zeros: not an answer either.
+ */
+static char *sysfs_uuid(const char *mdname)
+{
+	char *path = xasprintf("%s/block/%s/md/metadata_version", sysfs_root(), mdname);
+	char *meta = NULL, *text = NULL, hex[33], *uuid = NULL;
+
+	if (read_text_file(path, &meta) == 0 && !strncmp(meta, "1.", 2)) {
+		free(path);
+		path = xasprintf("%s/block/%s/md/uuid", sysfs_root(), mdname);
+		if (read_text_file(path, &text) == 0 && uuid_digits(text, hex) &&
+		    strspn(hex, "0") != 32)
+			uuid = xasprintf("%.8s:%.8s:%.8s:%.8s", hex, hex + 8, hex + 16, hex + 24);
+	}
+	free(text);
+	free(meta);
+	free(path);
+	return uuid;
+}
+
 char *md_uuid_of(const char *mdname)
 {
-	char *dev = md_dev_path(mdname), *out = NULL, *uuid = NULL, *member;
+	char *dev, *out = NULL, *uuid = sysfs_uuid(mdname), *member;
 
+	if (uuid)
+		return uuid;
+	dev = md_dev_path(mdname);
 	if (mdadm_call(&out, NULL, "--detail", "--export", dev, NULL) == 0)
 		uuid = export_value(out, "MD_UUID");
 	free(out);
@@ -358,18 +437,43 @@ out:
 	return r;
 }
 
-int md_wait_in_sync(const char *mdname, const char *member, bool progress, char **msg)
+unsigned md_wait_bound(unsigned given)
 {
+	return given ? given : env_seconds("RDCTL_WAIT_TIMEOUT", 0);
+}
+
+/* "recovery at 42.0%, ETA 3m12s" for the message of a wait that ran out */
+static char *sync_where(const struct md_array *a, const char *act)
+{
+	double pct = md_sync_percent(a);
+	char *eta, *s;
+
+	if (pct < 0)
+		return md_sync_running(a) ? xasprintf("%s started, no progress shown yet", act)
+					  : xstrdup("no sync running (md has not started the recovery)");
+	eta = eta_str(md_sync_eta(a));
+	s = xasprintf("%s at %.1f%%, ETA %s", act, pct, eta);
+	free(eta);
+	return s;
+}
+
+int md_wait_in_sync(const char *mdname, const char *member, bool progress, unsigned timeout, char **msg)
+{
+	double start = mono_now();
 	bool shown = false;
+	int rc = 0;
 
 	*msg = NULL;
 	for (;;) {
 		struct md_array a;
 		const struct md_member *m = NULL;
+		const char *act;
+		double left;
 		int r = md_array_read(mdname, &a);
 
 		if (r < 0) {
 			*msg = xasprintf("cannot read %s: %s", mdname, strerror(-r));
+			rc = r;
 			break;
 		}
 		for (size_t i = 0; i < a.nmembers; i++)
@@ -378,25 +482,37 @@ int md_wait_in_sync(const char *mdname, const char *member, bool progress, char 
 		if (!m || m->faulty) {
 			md_array_clear(&a);
 			*msg = xasprintf("%s left %s during the recovery: see dmesg", member, mdname);
+			rc = -EIO;
 			break;
 		}
 		if (m->in_sync && !md_sync_running(&a)) {
 			md_array_clear(&a);
 			break;
 		}
+		act = !a.sync_action || !strcmp(a.sync_action, "recover") ? "recovery" : a.sync_action;
+		left = timeout ? start + timeout - mono_now() : 1;
+		if (left <= 0) {
+			char *where = sync_where(&a, act);
+
+			*msg = xasprintf("%s is not in sync after %u s: %s; md goes on with it in the background (rdctl --status shows how far)",
+					 member, timeout, where);
+			free(where);
+			md_array_clear(&a);
+			rc = -ETIMEDOUT;
+			break;
+		}
 		if (progress) {
 			double pct = md_sync_percent(&a);
 			char *eta = eta_str(md_sync_eta(&a));
-			const char *act = !a.sync_action || !strcmp(a.sync_action, "recover") ? "recovery" : a.sync_action;
 
 			fprintf(stderr, "\r%s: %s %s %5.1f%%, ETA %s   ", mdname, member, act, pct < 0 ? 0.0 : pct, eta);
 			shown = true;
 			free(eta);
 		}
 		md_array_clear(&a);
-		util_sleep_ms(1000);
+		util_sleep_ms(left < 1 ? (long)(left * 1000) + 1 : 1000);
 	}
 	if (shown)
 		fputc('\n', stderr);
-	return *msg ? -1 : 0;
+	return rc;
 }

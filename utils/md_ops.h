@@ -14,7 +14,15 @@
  * Run "mdadm ARGS..." (NULL-terminated). 0 when mdadm exits 0; otherwise
  * -1 and *msg = "mdadm ARGS failed: <mdadm's last line on stderr>"
  * (malloc'd). With out, mdadm's standard output is returned there (malloc'd).
+ * mdadm is the system's (proc_find(): /usr/sbin, /sbin, /usr/bin, /bin;
+ * RDCTL_MDADM names another, for the tests), and it gets a time bound:
+ * MDADM_TIMEOUT_LONG seconds for --create, --grow and --assemble,
+ * MDADM_TIMEOUT for the rest (RDCTL_MDADM_TIMEOUT overrides both, for the
+ * tests). One that does not finish in time is stopped, and *msg is
+ * "mdadm ARGS did not finish in N s (stopped with SIGTERM): ...".
  */
+#define MDADM_TIMEOUT		30
+#define MDADM_TIMEOUT_LONG	120
 int mdadm_call(char **out, char **msg, const char *arg, ...) __attribute__((sentinel));
 /* The same with the arguments (after "mdadm") in a NULL-terminated array. */
 int mdadm_callv(char **out, char **msg, const char *const args[]);
@@ -26,12 +34,17 @@ char *command_line(const char *const argv[]);
 char *md_dev_path(const char *kname);
 
 /*
- * The array UUID of mdX as mdadm prints it (lower case), malloc'd, or NULL
- * when mdadm cannot tell. From "mdadm --detail --export /dev/mdX" (MD_UUID=),
- * and for an array that is not running, from "mdadm --examine --export" of
- * its first member (the md superblock's array UUID).
+ * The array UUID of mdX as mdadm prints it (lower case, 4 groups of 8 hex
+ * digits separated by ':'), malloc'd, or NULL when it cannot be told.
+ * From /sys/block/mdX/md/uuid when md shows it there (see md_ops.c); else
+ * from "mdadm --detail --export /dev/mdX" (MD_UUID=), and for an array that
+ * is not running, from "mdadm --examine --export" of its first member (the
+ * md superblock's array UUID).
  */
 char *md_uuid_of(const char *mdname);
+/* Do two UUIDs name the same array? Compared as 32 hex digits, whatever
+ * the case and the separators (mdadm's ':' or md's and blkid's '-'). */
+bool md_uuid_same(const char *a, const char *b);
 
 /* The kernel name ("md127") that /dev/md/NAME points to, malloc'd, or NULL. */
 char *md_resolve_name(const char *name);
@@ -53,10 +66,15 @@ bool md_has_members(const char *mdname);
 int md_member_size(const char *mdname, uint64_t *bytes, char **msg);
 
 /*
- * Wait until member of mdname is in sync and no sync runs; with progress,
- * a line on stderr that is rewritten every second. 0, or -1 with *msg
- * (malloc'd) when the member leaves the array or turns faulty.
+ * Wait until member of mdname is in sync and no sync runs, at most timeout
+ * seconds (0: as long as it takes); with progress, a line on stderr that
+ * is rewritten every second. 0; -ETIMEDOUT with *msg (malloc'd) saying how
+ * far the sync got; -EIO with *msg when the member leaves the array or
+ * turns faulty; -errno with *msg when the array cannot be read.
  */
-int md_wait_in_sync(const char *mdname, const char *member, bool progress, char **msg);
+int md_wait_in_sync(const char *mdname, const char *member, bool progress, unsigned timeout, char **msg);
+/* The bound of --wait: given (--timeout) when not 0, else RDCTL_WAIT_TIMEOUT
+ * (the tests), else 0: no bound. */
+unsigned md_wait_bound(unsigned given);
 
 #endif

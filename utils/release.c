@@ -44,6 +44,7 @@
 #include "boot.h"
 #include "control.h"
 #include "errors.h"
+#include "lock.h"
 #include "md.h"
 #include "md_ops.h"
 #include "sysfs.h"
@@ -115,8 +116,11 @@ int cmd_release(const struct opts *o)
 	struct boot_report rep = { 0 };
 	struct md_array *arrays;
 	size_t n;
-	int r = md_arrays_with_rd(&arrays, &n), rc;
+	int r, rc = change_begin("release");
 
+	if (rc)
+		return rc;
+	r = md_arrays_with_rd(&arrays, &n);
 	if (r < 0)
 		return fail_errno(-r, "cannot read the md arrays in %s/block: %s", sysfs_root(), strerror(-r));
 	for (size_t i = 0; i < n; i++)

@@ -18,7 +18,9 @@
  *      so mdadm adds it into the free slot and md recovers it in full);
  *   5. every working persistent member that is not write-mostly:
  *      "writemostly" > /sys/block/mdX/md/dev-Y/state; never the RAM member;
- *   6. with --wait, wait until the rd member is in sync.
+ *   6. with --wait, wait until the rd member is in sync (at most --timeout
+ *      seconds, when given).
+ * Root and the lock (lock.h) come first.
  */
 #include "commands.h"
 
@@ -34,6 +36,7 @@
 #include "config.h"
 #include "control.h"
 #include "errors.h"
+#include "lock.h"
 #include "md.h"
 #include "md_ops.h"
 #include "size.h"
@@ -69,7 +72,7 @@ static char *find_by_uuid(const char *uuid)
 		if (strncmp(names[i], "md", 2) || !md_has_members(names[i]))
 			continue;
 		u = md_uuid_of(names[i]);
-		if (u && !strcmp(u, uuid))
+		if (u && md_uuid_same(u, uuid))
 			found = xstrdup(names[i]);
 		free(u);
 	}
@@ -337,13 +340,14 @@ static int attach_disk(struct boot_item *it, uint64_t size, bool prealloc, unsig
 	return 0;
 }
 
-/* Step 6: wait for the rd member to be in sync; progress on a terminal. */
-static int wait_sync(struct boot_item *it, const char *mdname)
+/* Step 6: wait for the rd member to be in sync, at most --timeout; progress on a terminal. */
+static int wait_sync(struct boot_item *it, const char *mdname, unsigned timeout)
 {
 	char *msg;
+	int r = md_wait_in_sync(mdname, it->rd, isatty(2) == 1, md_wait_bound(timeout), &msg);
 
-	if (md_wait_in_sync(mdname, it->rd, isatty(2) == 1, &msg) < 0)
-		return boot_item_fail(it, "EIO", msg);
+	if (r < 0)
+		return boot_item_fail(it, errno_code(-r), msg);
 	return 0;
 }
 
@@ -470,7 +474,7 @@ static void restore_one(const struct conf_mirror *m, const struct opts *o, struc
 	free(wm);
 wait:
 	if (o->wait && !it->message)
-		wait_sync(it, mdname);
+		wait_sync(it, mdname, o->timeout);
 out:
 	free(why);
 	free(words);
@@ -507,9 +511,9 @@ int cmd_restore(const struct opts *o)
 	const char *path = o->config ? o->config : CONFIG_DEFAULT_PATH;
 	struct boot_report rep = { 0 };
 	struct config cfg;
-	int r, rc = check_kernel_bug(o, "restore");
+	int r, rc;
 
-	if (rc)
+	if ((rc = change_begin("restore")) || (rc = check_kernel_bug(o, "restore")))
 		return rc;
 	r = config_read(path, &cfg);
 

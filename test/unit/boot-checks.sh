@@ -1,21 +1,25 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # shellcheck disable=SC2154 # out, err, tmp, here, utils: set by run-checks.sh
-# rdctl --restore and --release on a fake tree, with a fake mdadm on PATH
-# (fake-mdadm) and the fake ioctls (fake_ioctl.so), both logging to one file
-# so that the order of what rdctl did can be checked. Sourced by
+# rdctl --restore and --release on a fake tree, with a fake mdadm
+# (fake-mdadm, run through RDCTL_MDADM) and the fake ioctls (fake_ioctl.so),
+# both logging to one file so that the order of what rdctl did can be
+# checked. Sourced by
 # run-checks.sh: uses its run/pass/fail/expect_*/validate/vg helpers.
 
-saved_env="$RDCTL_SYSFS_ROOT|$RDCTL_PROC_ROOT|$RDCTL_DEV_ROOT|$PATH"
+saved_env="$RDCTL_SYSFS_ROOT|$RDCTL_PROC_ROOT|$RDCTL_DEV_ROOT"
 broot=$tmp/boot
+# rdctl runs the fake mdadm through RDCTL_MDADM (run-checks.sh), never from
+# PATH; this empty directory is left for blocks that still put it on PATH
 bbin=$tmp/boot-bin
+mkdir -p "$bbin"
 blog=$tmp/boot.log
 conf=$tmp/rdmirror.conf
-mkdir -p "$bbin"
-cp "$here/fake-mdadm" "$bbin/mdadm"
-export PATH="$bbin:$PATH" RDCTL_FAKE_LOG=$blog RDCTL_RESTORE_TIMEOUT=0
+export RDCTL_FAKE_LOG=$blog RDCTL_RESTORE_TIMEOUT=0
 export RDCTL_SYSFS_ROOT=$broot/sys RDCTL_PROC_ROOT=$broot/proc RDCTL_DEV_ROOT=$broot/dev
+# the array UUID as mdadm prints it, and as md shows it in sysfs (md/uuid)
 uuid=79387934:aaaad032:f56c6261:de230a86
+sysfs_uuid=79387934-aaaa-d032-f56c-6261de230a86
 
 put() {	# FILE CONTENT
 	mkdir -p "$(dirname "$1")"
@@ -44,6 +48,7 @@ boot_tree() {
 	put "$m/sync_completed" none
 	put "$m/sync_speed" none
 	put "$m/fake_uuid" $uuid
+	put "$m/uuid" $sysfs_uuid
 	member md0 sdb in_sync,write_mostly 1
 	member md0 sdc in_sync 2
 	put "$broot/sys/module/rdmirror/version" 0.1.0
@@ -81,8 +86,7 @@ boot_tree
 printf '# test\n\nmd0   auto   # the array\n' >"$conf"
 run "restore" 0 --restore --config "$conf"
 expect_out "restore" "md0: attached rd3 (1025 MiB), added to md0, sdc write-mostly, recovery started"
-expect_log "restore log" "mdadm --detail --export /dev/md0
-ioctl ADD 1074790400 0
+expect_log "restore log" "ioctl ADD 1074790400 0
 mdadm /dev/md0 --add /dev/rd3"
 if [ "$(state_of sdc)" = writemostly ]; then pass; else fail "sdc not made write-mostly: $(state_of sdc)"; fi
 if [ "$(state_of sdb)" = in_sync,write_mostly ]; then pass; else fail "sdb was changed: $(state_of sdb)"; fi
@@ -215,8 +219,7 @@ if tail -1 "$blog" | grep -qx "ioctl REMOVE 3 0"; then pass; else fail "restore 
 boot_tree
 rd_member 0 faulty
 run "restore faulty" 0 --restore --config "$conf"
-expect_log "restore faulty log" "mdadm --detail --export /dev/md0
-mdadm /dev/md0 --remove /dev/rd0
+expect_log "restore faulty log" "mdadm /dev/md0 --remove /dev/rd0
 ioctl REMOVE 0 0
 ioctl ADD 1074790400 0
 mdadm /dev/md0 --add /dev/rd3"
@@ -292,13 +295,14 @@ if command -v systemd-analyze >/dev/null; then
 	else fail "systemd-analyze verify rdmirror-restore.service: $(cat "$tmp/sa.out")"; fi
 fi
 
-IFS='|' read -r RDCTL_SYSFS_ROOT RDCTL_PROC_ROOT RDCTL_DEV_ROOT PATH <<<"$saved_env"
-export RDCTL_SYSFS_ROOT RDCTL_PROC_ROOT RDCTL_DEV_ROOT PATH
+IFS='|' read -r RDCTL_SYSFS_ROOT RDCTL_PROC_ROOT RDCTL_DEV_ROOT <<<"$saved_env"
+export RDCTL_SYSFS_ROOT RDCTL_PROC_ROOT RDCTL_DEV_ROOT
 unset RDCTL_FAKE_LOG RDCTL_RESTORE_TIMEOUT
 
 # --- shell scripts: shellcheck ---
 if command -v shellcheck >/dev/null; then
-	for f in "$here/fake-mdadm" "$here/boot-checks.sh" "$here/mirror-checks.sh" "$utils/../scripts/rdmirror-boot"; do
+	for f in "$here/fake-mdadm" "$here/boot-checks.sh" "$here/mirror-checks.sh" "$here/lock-checks.sh" \
+		"$utils/../scripts/rdmirror-boot"; do
 		if shellcheck "$f" >"$tmp/sc.out" 2>&1; then pass; else fail "shellcheck $f: $(cat "$tmp/sc.out")"; fi
 	done
 else

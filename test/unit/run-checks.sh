@@ -41,6 +41,10 @@ export RDCTL_SYSFS_ROOT=$root/sys RDCTL_PROC_ROOT=$root/proc RDCTL_DEV_ROOT=$roo
 # an empty modules directory: libkmod finds no rdmirror, and never loads a real one
 export RDCTL_MODULES_DIR=$root/lib/modules
 mkdir -p "$RDCTL_MODULES_DIR"
+# the lock of the changing commands in the test directory, not /run; the
+# fake mdadm (test/unit/fake-mdadm), never the host's
+export RDCTL_RUN_DIR=$tmp/run RDCTL_MDADM=$here/fake-mdadm
+mkdir -p "$RDCTL_RUN_DIR"
 : >"$root/dev/rdmirror-control"	# a regular file: the shim answers its ioctls
 
 # run NAME EXIT ARGS...: run rdctl with the shim; keep stdout/stderr in
@@ -263,6 +267,8 @@ rmdir "$a" && mv "$a.off" "$a"
 . "$here/boot-checks.sh"
 # shellcheck source=test/unit/mirror-checks.sh
 . "$here/mirror-checks.sh"
+# shellcheck source=test/unit/lock-checks.sh
+. "$here/lock-checks.sh"
 
 # --- sizes as util-linux reads them; the configuration: NULs, one array twice ------
 run "attach fraction" 0 --attach 0.5G
