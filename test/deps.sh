@@ -4,7 +4,7 @@
 set -euo pipefail
 
 debs=(
-	build-essential pkg-config libjansson-dev libkmod-dev kmod
+	build-essential pkg-config libjansson-dev libkmod-dev libsmartcols-dev kmod
 	linux-headers-amd64 linux-image-amd64
 	linux-headers-6.12-amd64 linux-image-6.12-amd64
 	qemu-system-x86 busybox-static udev mdadm fio bats e2fsprogs util-linux

@@ -64,7 +64,7 @@ static json_t *json_item(const struct boot_item *it)
 	json_t *o = jobj(), *wm = json_array();
 
 	if (!wm)
-		exit(EXIT_RUNTIME);
+		oom();
 	jset(o, "array", json_string(it->array));
 	jset(o, "uuid", jstr_or_null(it->uuid));
 	jset(o, "rd", jstr_or_null(it->rd));
@@ -72,7 +72,7 @@ static json_t *json_item(const struct boot_item *it)
 	jset(o, "action", json_string(it->action ? it->action : "failed"));
 	for (size_t i = 0; i < it->nwm; i++)
 		if (json_array_append_new(wm, json_string(it->wm[i])) < 0)
-			exit(EXIT_RUNTIME);
+			oom();
 	jset(o, "write_mostly_set", wm);
 	if (it->message) {
 		json_t *e = jobj();
@@ -111,10 +111,10 @@ int boot_report_emit(const struct boot_report *r, const char *key, const struct 
 		json_t *root = jobj(), *arr = json_array(), *errs = json_array();
 
 		if (!arr || !errs)
-			exit(EXIT_RUNTIME);
+			oom();
 		for (size_t i = 0; i < r->n; i++)
 			if (json_array_append_new(arr, json_item(&r->v[i])) < 0)
-				exit(EXIT_RUNTIME);
+				oom();
 		jset(root, key, arr);
 		if (cfg) {
 			for (size_t i = 0; i < cfg->nerrs; i++) {
@@ -124,7 +124,7 @@ int boot_report_emit(const struct boot_report *r, const char *key, const struct 
 				jset(e, "line", json_integer(cfg->errs[i].line));
 				jset(e, "message", json_string(cfg->errs[i].message));
 				if (json_array_append_new(errs, e) < 0)
-					exit(EXIT_RUNTIME);
+					oom();
 			}
 			jset(root, "config_errors", errs);
 		} else {

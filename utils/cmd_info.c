@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "errors.h"
+#include "list_table.h"
 #include "md.h"
 #include "meminfo.h"
 #include "output_json.h"
@@ -56,33 +57,96 @@ static json_t *json_disks(const struct rd_disk *disks, const struct disk_view *v
 {
 	json_t *arr = json_array();
 
-	if (!arr) {
-		fputs("rdctl: out of memory\n", stderr);
-		exit(EXIT_RUNTIME);
-	}
+	if (!arr)
+		oom();
 	for (size_t i = 0; i < n; i++)
-		if (json_array_append_new(arr, json_disk(&disks[i], &views[i])) < 0) {
-			fputs("rdctl: out of memory\n", stderr);
-			exit(EXIT_RUNTIME);
-		}
+		if (json_array_append_new(arr, json_disk(&disks[i], &views[i])) < 0)
+			oom();
 	return arr;
 }
 
-int cmd_list(const struct opts *o)
+/*
+ * Keep only the disks named on the command line, in the order given; a
+ * name that is no rd disk fails the command before anything is printed.
+ */
+static int select_disks(struct rd_disk *disks, struct disk_view *views, size_t *n,
+			char *const names[], size_t nnames)
+{
+	struct rd_disk *d = xcalloc(nnames, sizeof(*d));
+	struct disk_view *v = xcalloc(nnames, sizeof(*v));
+	bool *taken = xcalloc(*n, sizeof(*taken));
+	int rc = 0;
+
+	for (size_t i = 0; i < nnames && !rc; i++) {
+		unsigned index;
+		size_t j;
+
+		if (!rd_parse_name(names[i], &index)) {
+			rc = fail(EXIT_USAGE, "USAGE", "invalid disk name '%s': expected rdN or /dev/rdN, for example rd0",
+				  names[i]);
+			break;
+		}
+		for (j = 0; j < *n && disks[j].index != index; j++)
+			;
+		if (j == *n)
+			rc = fail_errno(ENODEV, "%s: no such rd disk (see rdctl --list)", names[i]);
+		else if (taken[j])
+			rc = fail(EXIT_USAGE, "USAGE", "%s given twice", names[i]);
+		else
+			taken[j] = true;
+	}
+	if (!rc) {
+		/* move the chosen ones to the front, in the order asked */
+		for (size_t i = 0; i < nnames; i++) {
+			unsigned index;
+			size_t j = 0;
+
+			rd_parse_name(names[i], &index);
+			while (disks[j].index != index)
+				j++;
+			d[i] = disks[j];
+			v[i] = views[j];
+		}
+		for (size_t j = 0, k = 0; j < *n; j++) {
+			if (taken[j])
+				continue;
+			disks[nnames + k] = disks[j];
+			views[nnames + k] = views[j];
+			k++;
+		}
+		memcpy(disks, d, nnames * sizeof(*d));
+		memcpy(views, v, nnames * sizeof(*v));
+	}
+	free(d);
+	free(v);
+	free(taken);
+	return rc;
+}
+
+int cmd_list(const struct opts *o, char *const names[], size_t nnames)
 {
 	struct rd_disk *disks;
 	struct disk_view *views;
-	size_t n;
+	size_t n, shown;
 	int rc = read_disks(&disks, &n, &views);
 
 	if (rc)
 		return rc;
+	shown = n;
+	if (nnames) {
+		rc = select_disks(disks, views, &n, names, nnames);
+		if (rc) {
+			free_disks(disks, views, n);
+			return rc;
+		}
+		shown = nnames;
+	}
 	if (o->json) {
 		json_t *root = jobj();
 
-		jset(root, "disks", json_disks(disks, views, n));
+		jset(root, "disks", json_disks(disks, views, shown));
 		rc = json_emit(root);
-	} else if (text_list(stdout, disks, views, n) < 0 || fflush(stdout) == EOF) {
+	} else if (list_print(stdout, &o->list, disks, views, shown) < 0 || fflush(stdout) == EOF) {
 		rc = fail_errno(EIO, "cannot write to standard output");
 	}
 	free_disks(disks, views, n);
@@ -113,19 +177,19 @@ int cmd_status(const struct opts *o)
 	}
 	module_info_read(&mod);
 	warnings_compute(arrays, na, disks, n, &mi, &w);
-	if (o->json) {
+	if (o->quiet) {
+		/* only the exit status */
+	} else if (o->json) {
 		json_t *root = jobj(), *ja = json_array(), *jw = json_array();
 
-		if (!ja || !jw) {
-			fputs("rdctl: out of memory\n", stderr);
-			exit(EXIT_RUNTIME);
-		}
+		if (!ja || !jw)
+			oom();
 		for (size_t i = 0; i < na; i++)
 			if (json_array_append_new(ja, json_md_array(&arrays[i])) < 0)
-				exit(EXIT_RUNTIME);
+				oom();
 		for (size_t i = 0; i < w.n; i++)
 			if (json_array_append_new(jw, json_warning(&w.v[i])) < 0)
-				exit(EXIT_RUNTIME);
+				oom();
 		jset(root, "module", json_module(&mod));
 		jset(root, "memory", json_memory(&mi, disks, n));
 		jset(root, "disks", json_disks(disks, views, n));
@@ -135,6 +199,9 @@ int cmd_status(const struct opts *o)
 	} else if (text_status(stdout, &mod, &mi, disks, n, arrays, na, &w) < 0 || fflush(stdout) == EOF) {
 		rc = fail_errno(EIO, "cannot write to standard output");
 	}
+	/* a monitoring check reads the exit status: warnings are not success */
+	if (!rc && w.n)
+		rc = EXIT_WARNINGS;
 	warnings_free(&w);
 	module_info_clear(&mod);
 	md_arrays_free(arrays, na);

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "list_table.h"
+
 struct opts {
 	bool json, prealloc, force, wait, dry_run;
 	const char *config;	/* --config FILE, or NULL for /etc/rdmirror.conf */
@@ -14,13 +16,16 @@ struct opts {
 	uint64_t size;		/* --size SIZE, bytes */
 	bool bitmap_none;	/* --bitmap none */
 	unsigned timeout;	/* --timeout SEC of --wait, 0: the default */
+	bool quiet;		/* --quiet: --status prints nothing, only its exit status */
+	struct list_format list; /* --list: -o, --raw, -n, -b */
 };
 
 int cmd_attach(const struct opts *o, uint64_t size);
 int cmd_detach(const struct opts *o, unsigned index);
 int cmd_resize(const struct opts *o, unsigned index, uint64_t size);
 int cmd_flush(const struct opts *o, unsigned index);
-int cmd_list(const struct opts *o);
+/* --list [rdN...]: every disk, or the named ones. */
+int cmd_list(const struct opts *o, char *const names[], size_t nnames);
 int cmd_status(const struct opts *o);
 int cmd_version(const struct opts *o);
 int cmd_restore(const struct opts *o);

@@ -92,14 +92,6 @@ out:
 	return rc;
 }
 
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 int control_open(bool load, int *fd)
 {
 	char *path = xasprintf("%s/%s", dev_root(), RDMIRROR_CONTROL_NAME);
@@ -118,7 +110,7 @@ int control_open(bool load, int *fd)
 			goto out;
 	}
 	for (int waited = 0; !path_exists(path) && waited < WAIT_MS; waited += POLL_MS)
-		sleep_ms(POLL_MS);
+		util_sleep_ms(POLL_MS);
 	*fd = open(path, O_RDWR | O_CLOEXEC);
 	if (*fd < 0) {
 		int e = errno;
@@ -188,7 +180,7 @@ static int disk_do_ioctl(int fd, unsigned long req, void *arg, unsigned index)
 		r = do_ioctl(fd, req, arg);
 		if (r != -EBUSY || waited >= BUSY_WAIT_MS || !busy_is_transient(index))
 			return r;
-		sleep_ms(POLL_MS);
+		util_sleep_ms(POLL_MS);
 	}
 }
 

@@ -21,10 +21,8 @@ static int vrecord(int exit_code, const char *code, const char *fmt, va_list ap)
 
 	if (err.message)
 		return exit_code;
-	if (vasprintf(&msg, fmt, ap) < 0) {
-		fputs("rdctl: out of memory\n", stderr);
-		exit(EXIT_RUNTIME);
-	}
+	if (vasprintf(&msg, fmt, ap) < 0)
+		oom();
 	err.message = msg;
 	err.code = xstrdup(code);
 	return exit_code;
@@ -56,25 +54,20 @@ int fail_errno(int e, const char *fmt, ...)
 	return r;
 }
 
+/*
+ * The errno's symbolic name ("EBUSY") for the JSON error code: glibc 2.32
+ * and later know them all; elsewhere a number stands in.
+ */
 const char *errno_code(int e)
 {
-	static const struct { int e; const char *name; } names[] = {
-		{ EPERM, "EPERM" }, { ENOENT, "ENOENT" }, { EINTR, "EINTR" },
-		{ EIO, "EIO" }, { ENXIO, "ENXIO" }, { E2BIG, "E2BIG" },
-		{ ENOMEM, "ENOMEM" }, { EACCES, "EACCES" }, { EFAULT, "EFAULT" },
-		{ EBUSY, "EBUSY" }, { EEXIST, "EEXIST" }, { ENODEV, "ENODEV" },
-		{ ENOTDIR, "ENOTDIR" }, { EISDIR, "EISDIR" }, { EINVAL, "EINVAL" }, { ENFILE, "ENFILE" },
-		{ EMFILE, "EMFILE" }, { ENOTTY, "ENOTTY" }, { EFBIG, "EFBIG" },
-		{ ENOSPC, "ENOSPC" }, { EROFS, "EROFS" }, { ERANGE, "ERANGE" },
-		{ ENOSYS, "ENOSYS" }, { EOVERFLOW, "EOVERFLOW" }, { ETIMEDOUT, "ETIMEDOUT" },
-		{ ENOEXEC, "ENOEXEC" }, { EAGAIN, "EAGAIN" }, { EOPNOTSUPP, "EOPNOTSUPP" },
-		{ ENOKEY, "ENOKEY" }, { EKEYREJECTED, "EKEYREJECTED" },
-	};
 	static char buf[24];
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].e == e)
-			return names[i].name;
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
+	const char *name = strerrorname_np(e);
+
+	if (name)
+		return name;
+#endif
 	if (snprintf(buf, sizeof(buf), "E%d", e) >= (int)sizeof(buf))
 		return "EUNKNOWN";
 	return buf;

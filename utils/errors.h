@@ -10,6 +10,7 @@
 
 #define EXIT_RUNTIME	1
 #define EXIT_USAGE	2
+#define EXIT_WARNINGS	3	/* --status: shown, with at least one warning */
 
 /*
  * Record the error (the first one wins) and return exit_code.

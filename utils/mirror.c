@@ -238,10 +238,10 @@ static json_t *jstrv(char **v, size_t n)
 	json_t *a = json_array();
 
 	if (!a)
-		exit(EXIT_RUNTIME);
+		oom();
 	for (size_t i = 0; i < n; i++)
 		if (json_array_append_new(a, json_string(v[i])) < 0)
-			exit(EXIT_RUNTIME);
+			oom();
 	return a;
 }
 
@@ -250,7 +250,7 @@ static int emit_json(struct mirror_run *r)
 	json_t *root = jobj(), *o = jobj(), *steps = json_array(), *cfg = jobj(), *mc = jobj();
 
 	if (!steps)
-		exit(EXIT_RUNTIME);
+		oom();
 	jset(o, "array", json_string(r->array));
 	jset(o, "dry_run", json_boolean(r->dry_run));
 	jset(o, "uuid", jstr_or_null(r->uuid));
@@ -275,7 +275,7 @@ static int emit_json(struct mirror_run *r)
 		jset(s, "status", json_string(r->steps[i].status));
 		jset(s, "undo", json_boolean(r->steps[i].undo));
 		if (json_array_append_new(steps, s) < 0)
-			exit(EXIT_RUNTIME);
+			oom();
 	}
 	jset(o, "steps", steps);
 	jset(o, "notes", jstrv(r->notes, r->nnotes));

@@ -9,10 +9,8 @@
 
 static void *check(void *p)
 {
-	if (!p) {
-		fputs("rdctl: out of memory\n", stderr);
-		exit(EXIT_RUNTIME);
-	}
+	if (!p)
+		oom();
 	return p;
 }
 
@@ -61,6 +59,8 @@ json_t *json_disk(const struct rd_disk *d, const struct disk_view *v)
 	jset(o, "mirror", jstr_or_null(v->mirror));
 	jset(o, "role", jstr_or_null(v->role));
 	jset(o, "array_state", jstr_or_null(v->array_state));
+	jset(o, "sync_action", jstr_or_null(v->sync_action));
+	jset(o, "sync_percent", v->sync_percent >= 0 ? json_real(v->sync_percent) : json_null());
 	jset(o, "mountpoint", jstr_or_null(d->mountpoint));
 	for (size_t i = 0; i < d->nholders; i++)
 		jappend(holders, json_string(d->holders[i]));

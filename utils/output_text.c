@@ -1,55 +1,56 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "output_text.h"
 
+#include <libsmartcols.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "size.h"
-#include "table.h"
 #include "util.h"
 
-static char *disk_state(const struct rd_disk *d, const struct disk_view *v)
+/* The member table of one array, indented by two spaces. */
+static int print_members(FILE *f, const struct md_array *a)
 {
-	if (v->array_state && v->sync_action && v->sync_percent >= 0)
-		return xasprintf("%s, %s %.1f%%", v->array_state, v->sync_action, v->sync_percent);
-	if (v->array_state && v->sync_action)
-		return xasprintf("%s, %s", v->array_state, v->sync_action);
-	if (v->array_state)
-		return xstrdup(v->array_state);
-	if (d->mountpoint)
-		return xasprintf("mounted on %s", d->mountpoint);
-	return NULL;
-}
+	static const char *const hdr[] = { "MEMBER", "TYPE", "WRITE-MOSTLY", "ROLE", "STATE" };
+	struct libscols_table *tb = scols_new_table();
+	char *buf = NULL;
+	int r = 0;
 
-int text_list(FILE *f, const struct rd_disk *disks, const struct disk_view *views, size_t n)
-{
-	static const char *const hdr[] = { "DEVICE", "SIZE", "USED", "PREALLOC", "MIRROR", "ROLE", "STATE" };
-	static const bool right[] = { false, true, true, false, false, false, false };
-	struct table *t = table_new(7, hdr, right);
-	int r;
+	if (!tb)
+		oom();
+	for (size_t c = 0; c < 5; c++)
+		if (!scols_table_new_column(tb, hdr[c], 1, 0))
+			oom();
+	for (size_t i = 0; i < a->nmembers; i++) {
+		const struct md_member *m = &a->members[i];
+		const char *cells[] = { m->name, m->is_ram ? "RAM" : "persistent",
+					m->write_mostly ? "yes" : "no", md_member_role(m), m->state };
+		struct libscols_line *ln = scols_table_new_line(tb, NULL);
 
-	for (size_t i = 0; i < n; i++) {
-		const struct rd_disk *d = &disks[i];
-		char *size = size_human(d->size);
-		char *used = d->has_allocated ? size_human(d->allocated) : NULL;
-		char *state = disk_state(d, &views[i]);
-		const char *pre = d->preallocated < 0 ? NULL : d->preallocated ? "yes" : "no";
-		const char *cells[] = { d->name, size, used, pre, views[i].mirror, views[i].role, state };
-
-		table_add_row(t, cells);
-		free(size);
-		free(used);
-		free(state);
+		if (!ln)
+			oom();
+		for (size_t c = 0; c < 5; c++)
+			if (cells[c] && scols_line_set_data(ln, c, cells[c]) < 0)
+				oom();
 	}
-	r = table_print(t, f);
-	table_free(t);
+	if (scols_print_table_to_string(tb, &buf) < 0 || !buf) {
+		r = -1;
+	} else {
+		for (char *line = buf, *nl; r == 0 && *line; line = nl + 1) {
+			nl = strchrnul(line, '\n');
+			if (fprintf(f, "  %.*s\n", (int)(nl - line), line) < 0)
+				r = -1;
+			if (!*nl)
+				break;
+		}
+	}
+	free(buf);
+	scols_unref_table(tb);
 	return r;
 }
 
 static int print_array(FILE *f, const struct md_array *a)
 {
-	static const char *const hdr[] = { "MEMBER", "TYPE", "WRITE-MOSTLY", "ROLE", "STATE" };
-	struct table *t = table_new(5, hdr, NULL);
 	double pct = md_sync_percent(a);
 	int r = 0;
 
@@ -73,34 +74,8 @@ static int print_array(FILE *f, const struct md_array *a)
 	} else if (fprintf(f, "  sync: %s\n", a->sync_action ? a->sync_action : "unknown") < 0) {
 		r = -1;
 	}
-	for (size_t i = 0; i < a->nmembers; i++) {
-		const struct md_member *m = &a->members[i];
-		const char *cells[] = { m->name, m->is_ram ? "RAM" : "persistent",
-					m->write_mostly ? "yes" : "no", md_member_role(m), m->state };
-
-		table_add_row(t, cells);
-	}
-	if (r == 0) {
-		FILE *mem;
-		char *buf = NULL;
-		size_t len = 0;
-
-		/* indent the member table by two spaces */
-		mem = open_memstream(&buf, &len);
-		if (!mem || table_print(t, mem) < 0 || fclose(mem) == EOF) {
-			r = -1;
-		} else {
-			for (char *line = buf, *nl; r == 0 && *line; line = nl + 1) {
-				nl = strchr(line, '\n');
-				if (!nl)
-					break;
-				if (fprintf(f, "  %.*s\n", (int)(nl - line), line) < 0)
-					r = -1;
-			}
-		}
-		free(buf);
-	}
-	table_free(t);
+	if (r == 0)
+		r = print_members(f, a);
 	return r;
 }
 

@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "errors.h"
+#include "list_table.h"
 #include "size.h"
 #include "sysfs.h"
 
@@ -21,7 +22,14 @@ static const char *const cmd_names[] = {
 };
 
 enum { OPT_PREALLOC = 256, OPT_FORCE, OPT_RESTORE, OPT_RELEASE, OPT_WAIT, OPT_CONFIG,
-       OPT_CREATE, OPT_CONVERT, OPT_REVERT, OPT_SIZE, OPT_BITMAP, OPT_DRY_RUN };
+       OPT_CREATE, OPT_CONVERT, OPT_REVERT, OPT_SIZE, OPT_BITMAP, OPT_DRY_RUN, OPT_OUTPUT_ALL,
+       OPT_RAW, OPT_TIMEOUT };
+
+/*
+ * Long options that take mirrors apart or drop data: GNU getopt would run
+ * them from any unique prefix (--rel), so they must be spelled in full.
+ */
+static const char *const full_only[] = { "release", "revert", "detach", "flush" };
 
 static const char usage_text[] =
 "Usage: rdctl COMMAND [OPTIONS]\n"
@@ -32,7 +40,7 @@ static const char usage_text[] =
 "  -d, --detach rdN        remove a disk (refused while it is in use)\n"
 "  -r, --resize rdN SIZE   change the size of a disk (grow; shrink only when unused)\n"
 "  -f, --flush rdN         free all pages of a disk (only when unused)\n"
-"  -l, --list              list the rd disks\n"
+"  -l, --list [rdN...]     list the rd disks (all, or those named)\n"
 "  -s, --status            module, memory, every md array with an rd member, warnings\n"
 "      --restore           bring back the RAM member of every mirror in\n"
 "                          /etc/rdmirror.conf (at boot)\n"
@@ -49,6 +57,14 @@ static const char usage_text[] =
 "\n"
 "Options:\n"
 "  -j, --json              print one JSON document on standard output\n"
+"  -o, --output LIST       with --list: the columns to print, comma-separated\n"
+"                          (+LIST adds to the default ones)\n"
+"      --output-all        with --list: print every column\n"
+"  -n, --noheadings        with --list: no header line\n"
+"      --raw               with --list: raw output, cells separated by one\n"
+"                          space, unsafe characters escaped as \\x<hex>\n"
+"  -b, --bytes             with --list: sizes in bytes\n"
+"  -q, --quiet             with --status: print nothing, only the exit status\n"
 "      --prealloc          with --attach, --create, --convert: allocate all the\n"
 "                          memory at once\n"
 "      --size auto|SIZE    with --create, --convert: the RAM member's size\n"
@@ -64,6 +80,7 @@ static const char usage_text[] =
 "                          (--restore, --create, --convert)\n"
 "      --wait              with --restore, --create, --convert: wait until the\n"
 "                          RAM members are in sync\n"
+"      --timeout SEC       with --wait: give up after SEC seconds (exit 1)\n"
 "      --config FILE       with --restore, --create, --convert, --revert: use\n"
 "                          FILE instead of /etc/rdmirror.conf\n"
 "\n"
@@ -73,7 +90,9 @@ static const char usage_text[] =
 "a '.'. It must be a multiple of 4 KiB. rdN may also be written /dev/rdN.\n"
 "ARRAY is /dev/mdN, mdN or /dev/md/NAME.\n"
 "\n"
-"Exit status: 0 success, 1 failure, 2 usage error. See rdctl(8).\n";
+"Exit status: 0 success, 1 failure, 2 usage error, 3 --status shown with\n"
+"warnings. --release, --revert, --detach and --flush must be spelled in full.\n"
+"See rdctl(8).\n";
 
 static const struct option long_opts[] = {
 	{ "attach",   required_argument, NULL, 'a' },
@@ -97,6 +116,13 @@ static const struct option long_opts[] = {
 	{ "size",     required_argument, NULL, OPT_SIZE },
 	{ "bitmap",   required_argument, NULL, OPT_BITMAP },
 	{ "dry-run",  no_argument,       NULL, OPT_DRY_RUN },
+	{ "output",   required_argument, NULL, 'o' },
+	{ "output-all", no_argument,     NULL, OPT_OUTPUT_ALL },
+	{ "noheadings", no_argument,     NULL, 'n' },
+	{ "raw",      no_argument,       NULL, OPT_RAW },
+	{ "bytes",    no_argument,       NULL, 'b' },
+	{ "quiet",    no_argument,       NULL, 'q' },
+	{ "timeout",  required_argument, NULL, OPT_TIMEOUT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -110,6 +136,101 @@ static int usage_error(const char *fmt, ...)
 	rc = vfail(EXIT_USAGE, "USAGE", fmt, ap);
 	va_end(ap);
 	return rc;
+}
+
+/* The long option a "--name[=value]" word names: exact, or its unique prefix. */
+static const struct option *long_option_of(const char *word, size_t *nmatch)
+{
+	const char *name = word + 2;
+	size_t len = strcspn(name, "=");
+	const struct option *hit = NULL;
+
+	*nmatch = 0;
+	for (const struct option *lo = long_opts; lo->name; lo++) {
+		if (strncmp(lo->name, name, len))
+			continue;
+		if (strlen(lo->name) == len) {
+			*nmatch = 1;
+			return lo;
+		}
+		hit = lo;
+		(*nmatch)++;
+	}
+	return *nmatch == 1 ? hit : NULL;
+}
+
+static char *ambiguous_list(const char *word)
+{
+	const char *name = word + 2;
+	size_t len = strcspn(name, "=");
+	char *s = NULL, *t;
+
+	for (const struct option *lo = long_opts; lo->name; lo++) {
+		if (strncmp(lo->name, name, len))
+			continue;
+		t = xasprintf("%s%s--%s", s ? s : "", s ? ", " : "", lo->name);
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+/*
+ * getopt_long() refused the word before argv[optind]: say what it
+ * really was (opterr is off, and its optopt alone misleads: "--list=x"
+ * comes back as an error of "-l").
+ */
+static int option_error(char **argv, int missing_arg)
+{
+	const char *word = argv[optind - 1];
+	const struct option *lo = NULL;
+	size_t nmatch = 0;
+
+	if (!strncmp(word, "--", 2) && word[2])
+		lo = long_option_of(word, &nmatch);
+	if (missing_arg)
+		return usage_error("option %s needs an argument: see rdctl --help",
+				   lo ? word : argv[optind - 1]);
+	if (lo && strchr(word, '=') && lo->has_arg == no_argument && (!optopt || optopt == lo->val))
+		return usage_error("option --%s takes no argument (in '%s')", lo->name, word);
+	if (!optopt && nmatch > 1) {
+		char *all = ambiguous_list(word);
+		int rc = usage_error("ambiguous option '%.*s': it could be %s", (int)strcspn(word, "="),
+				     word, all);
+
+		free(all);
+		return rc;
+	}
+	if (!optopt)
+		return usage_error("unknown option '%.*s': see rdctl --help", (int)strcspn(word, "="), word);
+	if (optopt > 0 && optopt < 128)
+		return usage_error("unknown option '-%c': see rdctl --help", optopt);
+	return usage_error("unknown option '%s': see rdctl --help", word);
+}
+
+/*
+ * The word a long option came from: the one before optind, or the one
+ * before that when its argument was the next word ("--detach rd0").
+ */
+static const char *long_word(char **argv)
+{
+	if (optarg && optind >= 2 && argv[optind - 1] == optarg)
+		return argv[optind - 2];
+	return argv[optind - 1];
+}
+
+/* Refuse an abbreviation of a command in full_only[]. */
+static int check_full_spelling(char **argv, int li)
+{
+	const char *word = long_word(argv), *name = long_opts[li].name;
+
+	if (strncmp(word, "--", 2) || strcspn(word + 2, "=") == strlen(name))
+		return 0;
+	for (size_t i = 0; i < sizeof(full_only) / sizeof(full_only[0]); i++)
+		if (!strcmp(name, full_only[i]))
+			return usage_error("'%.*s' would run --%s: write it in full, it changes arrays or drops data",
+					   (int)strcspn(word, "="), word, name);
+	return 0;
 }
 
 static int parse_disk(const char *arg, unsigned *index)
@@ -131,6 +252,17 @@ static int parse_size_arg(const char *arg, uint64_t *size)
 	return rc;
 }
 
+/* --timeout SEC: whole seconds, 1 to a day. */
+static int parse_timeout(const char *arg, unsigned *sec)
+{
+	uint64_t v;
+
+	if (!parse_u64(arg, &v) || v == 0 || v > 86400)
+		return usage_error("invalid --timeout '%s': expected whole seconds from 1 to 86400", arg);
+	*sec = (unsigned)v;
+	return 0;
+}
+
 static bool is_mirror_cmd(enum command c)
 {
 	return c == CMD_CREATE || c == CMD_CONVERT || c == CMD_REVERT;
@@ -139,15 +271,20 @@ static bool is_mirror_cmd(enum command c)
 static int run(int argc, char **argv, struct opts *o)
 {
 	enum command cmd = CMD_NONE;
-	const char *arg = NULL, *size_arg = NULL, *bitmap_arg = NULL;
+	const char *arg = NULL, *size_arg = NULL, *bitmap_arg = NULL, *timeout_arg = NULL;
+	const char *table_opt = NULL;
 	uint64_t size = 0;
 	unsigned index = 0;
-	int c, li, rc = 0;
+	int c, li = -1, rc = 0;
+	char *msg;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":a:d:r:f:lsjhV", long_opts, &li)) != -1) {
+	while ((c = getopt_long(argc, argv, ":a:d:r:f:lsjhVo:nbq", long_opts, &li)) != -1) {
 		enum command next = CMD_NONE;
 
+		if (li >= 0 && c != '?' && c != ':' && !rc)
+			rc = check_full_spelling(argv, li);
+		li = -1;
 		switch (c) {
 		case 'a': next = CMD_ATTACH; break;
 		case 'd': next = CMD_DETACH; break;
@@ -167,6 +304,26 @@ static int run(int argc, char **argv, struct opts *o)
 		case OPT_CONVERT: next = CMD_CONVERT; break;
 		case OPT_REVERT: next = CMD_REVERT; break;
 		case OPT_DRY_RUN: o->dry_run = true; break;
+		case 'n': o->list.noheadings = true; table_opt = "--noheadings"; break;
+		case 'b': o->list.bytes = true; table_opt = "--bytes"; break;
+		case OPT_RAW: o->list.raw = true; table_opt = "--raw"; break;
+		case 'q': o->quiet = true; break;
+		case OPT_OUTPUT_ALL:
+			list_format_all(&o->list);
+			table_opt = "--output-all";
+			break;
+		case 'o':
+			table_opt = "--output";
+			if (!rc && list_format_parse(&o->list, optarg, &msg) < 0) {
+				rc = usage_error("%s", msg);
+				free(msg);
+			}
+			break;
+		case OPT_TIMEOUT:
+			if (!rc && timeout_arg)
+				rc = usage_error("--timeout given twice: give one");
+			timeout_arg = optarg;
+			break;
 		case OPT_SIZE:
 			if (!rc && size_arg)
 				rc = usage_error("--size given twice: give one size");
@@ -184,20 +341,11 @@ static int run(int argc, char **argv, struct opts *o)
 			break;
 		case ':':
 			if (!rc)
-				rc = usage_error("option %s needs an argument: see rdctl --help",
-						 argv[optind - 1]);
+				rc = option_error(argv, 1);
 			break;
 		default:
-			if (!rc) {
-				if (optopt) {
-					char opt[3] = { '-', (char)optopt, '\0' };
-
-					rc = usage_error("unknown option '%s': see rdctl --help", opt);
-				} else {
-					rc = usage_error("unknown option '%s': see rdctl --help",
-							 argv[optind - 1]);
-				}
-			}
+			if (!rc)
+				rc = option_error(argv, 0);
 			break;
 		}
 		if (next == CMD_NONE)
@@ -214,9 +362,13 @@ static int run(int argc, char **argv, struct opts *o)
 	if (rc)
 		return rc;
 	if (cmd == CMD_HELP) {
-		if (fputs(usage_text, stdout) == EOF || fflush(stdout) == EOF)
-			return fail(EXIT_RUNTIME, "EIO", "cannot write to standard output");
-		return 0;
+		char *cols = list_columns_help();
+
+		rc = fputs(usage_text, stdout) == EOF ||
+		     fputs("\nColumns of --list (-o, --output):\n", stdout) == EOF ||
+		     fputs(cols, stdout) == EOF || fflush(stdout) == EOF;
+		free(cols);
+		return rc ? fail(EXIT_RUNTIME, "EIO", "cannot write to standard output") : 0;
 	}
 	if (cmd == CMD_NONE)
 		return usage_error("no command given: see rdctl --help");
@@ -228,9 +380,20 @@ static int run(int argc, char **argv, struct opts *o)
 	} else if (cmd == CMD_CREATE) {
 		if (optind >= argc)
 			return usage_error("--create needs an array and at least one disk, for example rdctl --create /dev/md0 /dev/sdb /dev/sdc");
-	} else if (optind < argc) {
+	} else if (optind < argc && cmd != CMD_LIST) {
 		return usage_error("unexpected argument '%s': see rdctl --help", argv[optind]);
 	}
+	if (table_opt && cmd != CMD_LIST)
+		return usage_error("%s goes with --list only", table_opt);
+	if (table_opt && o->json)
+		return usage_error("%s and --json cannot be used together: the JSON document has every field",
+				   table_opt);
+	if (o->quiet && cmd != CMD_STATUS)
+		return usage_error("--quiet goes with --status only");
+	if (timeout_arg && !o->wait)
+		return usage_error("--timeout goes with --wait only");
+	if (timeout_arg && (rc = parse_timeout(timeout_arg, &o->timeout)))
+		return rc;
 	if (o->prealloc && cmd != CMD_ATTACH && cmd != CMD_CREATE && cmd != CMD_CONVERT)
 		return usage_error("--prealloc goes with --attach, --create or --convert only");
 	if (o->force && cmd != CMD_ATTACH && cmd != CMD_RESIZE && cmd != CMD_CREATE && cmd != CMD_CONVERT &&
@@ -273,7 +436,7 @@ static int run(int argc, char **argv, struct opts *o)
 		rc = parse_disk(arg, &index);
 		return rc ? rc : cmd_flush(o, index);
 	case CMD_LIST:
-		return cmd_list(o);
+		return cmd_list(o, argv + optind, (size_t)(argc - optind));
 	case CMD_STATUS:
 		return cmd_status(o);
 	case CMD_VERSION:

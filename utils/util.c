@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static void oom(void)
+void oom(void)
 {
 	fputs("rdctl: out of memory\n", stderr);
 	exit(1);

@@ -9,7 +9,9 @@
 
 #define RDCTL_PRINTF(a, b) __attribute__((format(printf, a, b)))
 
-/* Allocation helpers: on failure print "rdctl: out of memory" and exit 1. */
+/* The one out-of-memory path: print "rdctl: out of memory" and exit 1. */
+void oom(void) __attribute__((noreturn));
+/* Allocation helpers: on failure oom(). */
 void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *p, size_t nmemb, size_t size);

@@ -152,7 +152,7 @@ boot_tree
 put "$broot/sys/block/md0/md/array_state" inactive
 rm -rf "$broot/sys/block/md0/md/dev-sdc"
 vg "restore degraded" 0 --restore --config "$conf" --json
-run "status degraded" 0 --status
+run "status degraded" 3 --status
 expect_out_has "status degraded" "md0 has only one persistent member"
 
 # --- an empty configuration: nothing to do, exit 0 ---

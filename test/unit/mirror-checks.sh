@@ -91,7 +91,7 @@ refuse_convert "convert faulty" "/dev/md0 has a failed member sdc: replace or re
 raid1_tree; put "$broot/sys/block/md0/md/dev-sdc/state" in_sync,write_error,want_replacement
 refuse_convert "convert want_replacement" "sdc of /dev/md0 wants a replacement (md saw write errors on it): md would make the RAM disk its replacement and fail the disk; replace it first (mdadm $broot/dev/md0 --replace /dev/sdc --with DISK) or, if the errors are understood, clear the flag (echo -want_replacement > $broot/sys/block/md0/md/dev-sdc/state)"
 rd_member 0 in_sync
-run "status want_replacement" 0 --status
+run "status want_replacement" 3 --status
 expect_out_has "status want_replacement" "persistent member sdc had write errors and wants a replacement"
 raid1_tree
 refuse_convert "convert size small" "--size 1024 MiB is smaller than the 1025 MiB a member of /dev/md0 needs: use --size auto" --size 1G
@@ -190,11 +190,11 @@ expect_err_has "create md bug" "refusing --create on this kernel: md/raid1 in Li
 for v in 6.9.0 6.9.12-amd64 6.10.0-rc5 6.10.6 6.11.0-rc1 6.11.0-rc3; do
 	RDCTL_KERNEL_RELEASE=$v run "md bug $v: restore refuses" 1 --restore --config "$conf"
 	expect_err_has "md bug $v: restore refuses" "refusing --restore on this kernel"
-	RDCTL_KERNEL_RELEASE=$v run "md bug $v: status" 0 --status
+	RDCTL_KERNEL_RELEASE=$v run "md bug $v: status" 3 --status
 	expect_out_has "md bug $v: status warns" "this kernel has a known md bug"
 done
 for v in 6.1.0-56-amd64 6.8.12 6.10.7 6.11.0-rc4 6.11.0 6.12.117+deb12-amd64 7.2.13; do
-	RDCTL_KERNEL_RELEASE=$v run "no md bug $v" 0 --status
+	RDCTL_KERNEL_RELEASE=$v run "no md bug $v" 3 --status
 	if grep -q "known md bug" "$out"; then fail "no md bug $v: status warns"; else pass; fi
 done
 

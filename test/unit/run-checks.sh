@@ -106,24 +106,68 @@ expect_code() {	# NAME CODE: stdout is an error document with that code
 		"$out" "$2" 2>/dev/null; then pass; else fail "$1: error code is not $2: $(cat "$out")"; fi
 }
 
+usage() {	# NAME TEXT ARGS...
+	local name=$1 text=$2
+	shift 2
+	run "$name" 2 "$@"
+	expect_no_out "$name"
+	expect_err_has "$name" "$text"
+}
+
 # --- read-only commands ------------------------------------------------------
 run list 0 --list
-expect_out_has "list header" "DEVICE     SIZE     USED  PREALLOC  MIRROR  ROLE    STATE"
-expect_out_has "list rd0" "rd0       2 GiB  512 MiB  no        md0     active  active, resync 25.0%"
-expect_out_has "list rd1" "rd1     128 MiB  128 MiB  yes       -       -       mounted on /mnt/rd one"
+expect_out_has "list header" "NAME  SIZE  USED PREALLOC MIRROR ROLE   STATE  SYNC    DONE MOUNTPOINT"
+expect_out_has "list rd0" "rd0     2G  512M no       md0    active active resync 25.0%"
+expect_out_has "list rd1" "rd1   128M  128M yes                                        /mnt/rd one"
 run "list json" 0 -l -j
 validate "list json" disks
-run status 0 -s
+if grep -q '"sync_action": "resync"' "$out" && grep -q '"sync_percent": 25' "$out"; then pass
+else fail "list json: no sync_action/sync_percent of rd0: $(cat "$out")"; fi
+# the columns, as lsblk and zramctl take them
+run "list raw" 0 --list -o NAME,SIZE,USED --raw -n
+if [ "$(cat "$out")" = "$(printf 'rd0 2G 512M\nrd1 128M 128M\nrd2 1M ')" ]; then pass
+else fail "list raw: $(cat -A "$out")"; fi
+run "list bytes" 0 -l -b -o name,size -n --raw
+if [ "$(cat "$out")" = "$(printf 'rd0 2147483648\nrd1 134217728\nrd2 1048576')" ]; then pass
+else fail "list bytes: $(cat -A "$out")"; fi
+run "list raw escapes" 0 -l -o NAME,MOUNTPOINT --raw rd1
+if [ "$(cat "$out")" = "$(printf 'NAME MOUNTPOINT\nrd1 /mnt/rd\\x20one')" ]; then pass
+else fail "list raw escapes: $(cat -A "$out")"; fi
+run "list all" 0 -l --output-all
+if head -n 1 "$out" | grep -qE '^NAME +MAJ:MIN +SIZE +USED +PREALLOC +MIRROR +ROLE +STATE +SYNC +DONE +MOUNTPOINT +HOLDERS$'; then pass
+else fail "list all: $(head -n 1 "$out")"; fi
+run "list add column" 0 -l -o +HOLDERS
+expect_out_has "list add column" "MOUNTPOINT  HOLDERS"
+run "list one" 0 --list rd1
+if [ "$(wc -l <"$out")" = 2 ] && grep -q '^rd1 ' "$out"; then pass; else fail "list one: $(cat "$out")"; fi
+run "list two in order" 0 --list -n -o NAME /dev/rd2 rd0
+if [ "$(cat "$out")" = "$(printf 'rd2\nrd0')" ]; then pass; else fail "list two in order: $(cat -A "$out")"; fi
+run "list one json" 0 --list rd1 --json
+validate "list one json" disks
+run "list missing" 1 --list rd7
+expect_err "list missing" "rd7: no such rd disk (see rdctl --list)"
+expect_no_out "list missing"
+usage "list bad name" "invalid disk name 'extra'" -l extra
+usage "list twice" "rd0 given twice" -l rd0 /dev/rd0
+usage "list bad column" "unknown column 'BOGUS' in --output 'NAME,BOGUS': the columns are NAME, MAJ:MIN, SIZE" -l -o NAME,BOGUS
+run "output json" 2 -l -o NAME --json
+expect_code "output json" USAGE
+usage "raw status" "--raw goes with --list only" -s --raw
+usage "noheadings attach" "--noheadings goes with --list only" -a 4M -n
+run status 3 -s
 expect_out_has "status module" "module:  rdmirror 0.1.0 loaded"
 expect_out_has "status memory" "memory:  total 16 GiB, available 1 GiB, held by rd disks 640 MiB"
 expect_out_has "status array" "md0: raid1, active, degraded 0, raid disks 3"
 expect_out_has "status sync" "sync: resync 25.0% at 100 MiB/s, ETA 15s"
-expect_out_has "status member" "sdb     persistent  yes           active  in_sync,write_mostly"
+expect_out_has "status member" "  sdb    persistent yes          active in_sync,write_mostly"
 expect_out_has "status warn wm" "persistent member sdc is not write-mostly"
 expect_out_has "status warn sync" "resync running (25.0%): reads are not yet served from RAM"
 expect_out_has "status warn mem" "rd0 (2 GiB) may still need 1.5 GiB of RAM but only 1 GiB is available"
-run "status json" 0 --status --json
+run "status json" 3 --status --json
 validate "status json" module,memory,disks,arrays,warnings
+run "status quiet" 3 --status --quiet
+expect_no_out "status quiet"
+usage "quiet list" "--quiet goes with --status only" -l -q
 run version 0 --version
 expect_out_has version "rdctl $version"
 run "version json" 0 -V -j
@@ -203,13 +247,6 @@ RDCTL_FAKE_IOCTL_ERRNO=EBUSY run "flush busy" 1 -f rd0
 expect_err_has "flush busy" "rd0 is a member of md0"
 
 # --- usage errors: exit 2, one line, nothing on stdout --------------------------
-usage() {	# NAME TEXT ARGS...
-	local name=$1 text=$2
-	shift 2
-	run "$name" 2 "$@"
-	expect_no_out "$name"
-	expect_err_has "$name" "$text"
-}
 usage "size negative" "cannot be negative" -a -5
 usage "size zero" "larger than 0" -a 0
 usage "size unit" "unknown unit 'x'" -a 12x
@@ -225,7 +262,20 @@ usage "unknown long" "unknown option '--frobnicate'" --frobnicate
 usage "unknown short" "unknown option '-x'" -x
 usage "missing arg" "option --attach needs an argument" --attach
 usage "resize no size" "--resize needs a disk and a size" -r rd0
-usage "extra arg" "unexpected argument 'extra'" -l extra
+usage "extra arg" "unexpected argument 'extra'" -s extra
+# destructive commands are never run from an abbreviation
+usage "abbrev release" "'--rel' would run --release: write it in full" --rel
+usage "abbrev revert" "'--rev' would run --revert: write it in full" --rev /dev/md0
+usage "abbrev detach" "'--det' would run --detach: write it in full" --det rd0
+usage "abbrev detach eq" "'--detac' would run --detach: write it in full" --detac=rd0
+usage "abbrev flush" "'--fl' would run --flush: write it in full" --fl rd0
+usage "ambiguous" "ambiguous option '--re': it could be --resize, --restore, --release, --revert" --re
+usage "no argument" "option --list takes no argument (in '--list=foo')" --list=foo
+usage "no argument short" "option --force takes no argument (in '--force=1')" -a 4M --force=1
+usage "unknown in cluster" "unknown option '-x'" -lx
+run "abbrev read-only" 3 --stat --qui
+usage "timeout alone" "--timeout goes with --wait only" --restore --timeout 5
+usage "timeout bad" "invalid --timeout '0': expected whole seconds from 1 to 86400" --restore --wait --timeout 0
 usage "prealloc alone" "--prealloc goes with --attach, --create or --convert only" -l --prealloc
 usage "force alone" "--force goes with --attach, --resize, --create, --convert or --restore only" -d rd0 --force
 usage "wait alone" "--wait goes with --restore, --create or --convert only" -l --wait
@@ -247,10 +297,22 @@ run "attach no module" 1 -a 512
 expect_no_out "attach no module"
 expect_err_has "attach no module" "the rdmirror module is not installed for the running kernel $(uname -r): install it"
 vg "attach no module" 1 -a 512 --json
-run "status no module" 0 -s -j
+run "status no module" 3 -s -j
 validate "status no module" module,memory,disks,arrays,warnings
 mv "$root/sys/module/rdmirror.off" "$root/sys/module/rdmirror"
 mv "$root/dev/rdmirror-control.off" "$root/dev/rdmirror-control"
+
+# --- nothing to warn about: --status exits 0 ------------------------------------
+empty=$tmp/empty
+mkdir -p "$empty/sys/block" "$empty/sys/module" "$empty/proc/self" "$empty/dev"
+cp "$root/proc/meminfo" "$empty/proc/"
+RDCTL_SYSFS_ROOT=$empty/sys RDCTL_PROC_ROOT=$empty/proc RDCTL_DEV_ROOT=$empty/dev run "status clean" 0 --status
+expect_out_has "status clean" "warnings: none"
+RDCTL_SYSFS_ROOT=$empty/sys RDCTL_PROC_ROOT=$empty/proc RDCTL_DEV_ROOT=$empty/dev run "status clean quiet" 0 -s -q
+expect_no_out "status clean quiet"
+# an empty list prints nothing, not a lone header
+RDCTL_SYSFS_ROOT=$empty/sys RDCTL_PROC_ROOT=$empty/proc RDCTL_DEV_ROOT=$empty/dev run "list empty" 0 --list
+expect_no_out "list empty"
 
 # --- a sysfs attribute that cannot be read: a clear error, not a wrong table ----------
 a=$root/sys/block/rd0/rdmirror/allocated_bytes
@@ -312,9 +374,10 @@ if command -v valgrind >/dev/null; then
 	else fail "valgrind unit_tests: $(grep -v '^FAIL' "$err" | head -20)"; fi
 fi
 vg list 0 --list
-vg status 0 --status
+vg status 3 --status
 vg "list json" 0 --list --json
-vg "status json" 0 --status --json
+vg "status json" 3 --status --json
+vg "list columns" 0 --list -o NAME,MOUNTPOINT,HOLDERS --raw rd1
 vg "bad size" 2 --attach 12x
 vg "bad size json" 2 --attach 12x --json
 vg attach 0 --attach 512 --json
@@ -345,6 +408,34 @@ done <"$tmp/help.opts"
 while read -r opt; do
 	if grep -qxF -- "$opt" "$tmp/help.opts"; then pass; else fail "rdctl.8 names $opt, --help does not"; fi
 done <"$tmp/man.opts"
+
+# --- the bash completion -----------------------------------------------------------
+# complete WORDS...: COMPREPLY of the last word, one per line, in $out
+complete_words() {
+	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _rdctl
+		printf "%s\n" "${COMPREPLY[@]}"' _ "$utils/rdctl.bash-completion" "$@" >"$out" 2>"$err"
+}
+expect_lines() {	# NAME LINES...: $out holds exactly these lines (any order)
+	local name=$1
+	shift
+	if [ "$(sort "$out")" = "$(printf '%s\n' "$@" | sort)" ]; then pass
+	else fail "completion $name: got '$(tr '\n' ' ' <"$out")', want '$*'"; fi
+}
+complete_words rdctl --attach 4
+expect_lines "size units" 4 4K 4M 4G 4T 4KiB 4MiB 4GiB 4TiB
+complete_words rdctl --resize rd0 1.5
+expect_lines "resize size" 1.5 1.5K 1.5M 1.5G 1.5T 1.5KiB 1.5MiB 1.5GiB 1.5TiB
+complete_words rdctl -o NAME,S
+expect_lines "columns" NAME,SIZE NAME,STATE NAME,SYNC
+complete_words rdctl --list --json --r
+expect_lines "options once" --resize --restore --release --revert --raw
+complete_words rdctl --list --li
+expect_lines "no option twice" ""
+if complete_words rdctl --json --wait --dry-run --prealloc --force --co && [ ! -s "$err" ]; then
+	expect_lines "config, convert" --config --convert
+else
+	fail "completion: $(cat "$err")"
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

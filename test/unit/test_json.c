@@ -42,7 +42,11 @@ void test_json(const char *root)
 	CHECK(is(o, "array_state", JSON_STRING));
 	CHECK(is(o, "mountpoint", JSON_NULL));
 	CHECK(is(o, "holders", JSON_ARRAY) && json_array_size(json_object_get(o, "holders")) == 1);
-	CHECK(json_object_size(o) == 9);
+	/* the mirror's resync shows on its members, as in the text table */
+	CHECK(is(o, "sync_action", JSON_STRING) &&
+	      !strcmp(json_string_value(json_object_get(o, "sync_action")), "resync"));
+	CHECK(is(o, "sync_percent", JSON_REAL) && json_real_value(json_object_get(o, "sync_percent")) == 25.0);
+	CHECK(json_object_size(o) == 11);
 	json_decref(o);
 	disk_view_clear(&v);
 	rd_disk_clear(&d);
@@ -54,6 +58,8 @@ void test_json(const char *root)
 	CHECK(is(o, "allocated", JSON_NULL));
 	CHECK(is(o, "preallocated", JSON_NULL));
 	CHECK(is(o, "mirror", JSON_NULL));
+	CHECK(is(o, "sync_action", JSON_NULL));
+	CHECK(is(o, "sync_percent", JSON_NULL));
 	json_decref(o);
 	disk_view_clear(&v);
 	rd_disk_clear(&d);

@@ -23,7 +23,7 @@ int main(void)
 	}
 	fake_tree_env(root);
 	test_size();
-	test_table();
+	test_list_table();
 	test_sysfs(root);
 	test_warnings();
 	test_json(root);

@@ -40,7 +40,7 @@ extern int unit_passed, unit_failed;
 } while (0)
 
 void test_size(void);
-void test_table(void);
+void test_list_table(void);
 void test_sysfs(const char *root);
 void test_warnings(void);
 void test_json(const char *root);
