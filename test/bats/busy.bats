@@ -1,7 +1,9 @@
 #!/usr/bin/env bats
 # A disk in use cannot be removed, shrunk or emptied; nothing is lost.
 
-load helpers
+# bats' "load helpers", spelled so that shellcheck follows it
+# shellcheck source=test/bats/helpers.bash
+. "$BATS_TEST_DIRNAME/helpers.bash"
 
 setup() { rd_common_setup; }
 teardown() { rd_common_teardown; }
@@ -64,7 +66,7 @@ refuse_all() {
 }
 
 @test "a removal racing opens never leaves an open, half-removed disk" {
-	for round in $(seq 10); do
+	for _ in $(seq 10); do
 		rd_add $((4 * MiB)) >/dev/null
 		( for _ in $(seq 200); do exec 9</dev/rd0 2>/dev/null || break; exec 9<&-; done ) &
 		opener=$!

@@ -1,7 +1,9 @@
 #!/usr/bin/env bats
 # The control device: every request, good and bad, and module unload.
 
-load helpers
+# bats' "load helpers", spelled so that shellcheck follows it
+# shellcheck source=test/bats/helpers.bash
+. "$BATS_TEST_DIRNAME/helpers.bash"
 
 setup() { rd_common_setup; }
 teardown() { rd_common_teardown; }
@@ -39,14 +41,17 @@ teardown() { rd_common_teardown; }
 
 @test "add refuses size 0, unaligned sizes and sizes above RAM" {
 	run rd-ioctl add size=0
-	[ "$status" = 1 ] && [ "$output" = EINVAL ]
+	[ "$status" = 1 ]
+	[ "$output" = EINVAL ]
 	for s in 512 4095 4097 $((MiB + 512)); do
 		run rd-ioctl add size=$s
-		[ "$status" = 1 ] && [ "$output" = EINVAL ]
+		[ "$status" = 1 ]
+		[ "$output" = EINVAL ]
 	done
 	ram=$(($(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) * 1024))
 	run rd-ioctl add size=$(((ram / 4096 + 1024) * 4096))
-	[ "$status" = 1 ] && [ "$output" = ENOMEM ]
+	[ "$status" = 1 ]
+	[ "$output" = ENOMEM ]
 	run rd-ioctl add size=$((1 << 62))
 	[ "$output" = ENOMEM ]
 	run rd-ioctl add size=18446744073709547520
@@ -105,14 +110,31 @@ teardown() { rd_common_teardown; }
 	[ "$output" = EPERM ]
 	run $nocap rd-ioctl free index=0
 	[ "$output" = EPERM ]
-	[ -e /sys/block/rd0 ] && [ ! -e /sys/block/rd1 ]
+	# A real unprivileged user (setpriv above keeps uid 0): the control
+	# device, root's alone, does not open...
+	user="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	run $user rd-ioctl add size=$MiB
+	[ "$output" = EACCES ]
+	# ...and with a descriptor root opened for it, every ioctl is EPERM.
+	exec 7<>/dev/rdmirror-control
+	for req in "add size=$MiB" "remove index=0" "resize index=0 size=$((2 * MiB))" "free index=0"; do
+		# shellcheck disable=SC2086 # the request is words
+		run env RD_CONTROL_FD=7 $user rd-ioctl $req
+		echo "$req: $output"
+		[ "$output" = EPERM ]
+	done
+	exec 7>&-
+	[ -e /sys/block/rd0 ]
+	[ ! -e /sys/block/rd1 ]
 }
 
 @test "max_disks caps the number of disks with ENOSPC" {
 	rmmod rdmirror
 	modprobe rdmirror max_disks=3
 	[ "$(cat /sys/module/rdmirror/parameters/max_disks)" = 3 ]
-	rd_add $MiB && rd_add $MiB && rd_add $MiB
+	rd_add $MiB
+	rd_add $MiB
+	rd_add $MiB
 	run rd-ioctl add size=$MiB
 	[ "$output" = ENOSPC ]
 	rd_remove rd1
@@ -160,14 +182,34 @@ teardown() { rd_common_teardown; }
 	[ "$(rd_allocated rd0)" = $((48 * MiB)) ]
 }
 
-@test "preallocation larger than free memory fails with ENOMEM and frees everything" {
-	free_before=$(awk '/^MemFree:/ { print $2 }' /proc/meminfo)
+@test "preallocation takes all its memory at once and gives all of it back" {
+	local half_mib size free0 free1 free2
+	free0=$(mem_free_kib)
+	half_mib=$(awk '/^MemAvailable:/ { print int($2 / 2048) }' /proc/meminfo)
+	# half of what is available: pages the kernel really hands out
+	size=$((half_mib * MiB))
+	rd_add "$size" prealloc
+	[ "$(rd_allocated rd0)" = "$size" ]
+	free1=$(mem_free_kib)
+	echo "free before $free0 KiB, with the disk $free1 KiB, size $((size / 1024)) KiB"
+	# taken at attach, before any write: the size, less 16 MiB of slack
+	[ $((free0 - free1)) -gt $((size / 1024 - 16384)) ]
+	rd_remove rd0
+	free2=$(mem_free_kib)
+	echo "after detach $free2 KiB"
+	[ $((free0 - free2)) -lt 16384 ]
+}
+
+# The size passes the control device's check (below the RAM size) but not the
+# store's (above MemAvailable): refused before the first page is taken.
+@test "preallocation larger than available memory fails with ENOMEM and frees everything" {
+	free_before=$(mem_free_kib)
 	total=$(($(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) * 1024))
 	run rd-ioctl add size=$(((total / 4096 - 256) * 4096)) flags=1
-	[ "$status" = 1 ] && [ "$output" = ENOMEM ]
+	[ "$status" = 1 ]
+	[ "$output" = ENOMEM ]
 	[ ! -e /sys/block/rd0 ]
-	sync; echo 3 >/proc/sys/vm/drop_caches
-	free_after=$(awk '/^MemFree:/ { print $2 }' /proc/meminfo)
+	free_after=$(mem_free_kib)
 	# Within 16 MiB of where it was (page cache and slab move a little).
 	[ $((free_before - free_after)) -lt 16384 ]
 	# And the machine still works: a normal disk can be made.
@@ -184,7 +226,8 @@ teardown() { rd_common_teardown; }
 }
 
 @test "module unload removes idle disks and is refused while one is open" {
-	rd_add $((8 * MiB)) && rd_add $((8 * MiB))
+	rd_add $((8 * MiB))
+	rd_add $((8 * MiB))
 	dd if=/dev/urandom of=/dev/rd1 bs=1M count=8 oflag=direct status=none
 	exec 8</dev/rd0
 	run rmmod rdmirror
@@ -192,6 +235,7 @@ teardown() { rd_common_teardown; }
 	[ -e /sys/block/rd0 ]
 	exec 8<&-
 	rmmod rdmirror
-	[ ! -e /sys/block/rd0 ] && [ ! -e /sys/block/rd1 ]
+	[ ! -e /sys/block/rd0 ]
+	[ ! -e /sys/block/rd1 ]
 	[ ! -e /dev/rdmirror-control ]
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bats
 # The data path: integrity, holes, discard and write-zeroes accounting.
 
-load helpers
+# bats' "load helpers", spelled so that shellcheck follows it
+# shellcheck source=test/bats/helpers.bash
+. "$BATS_TEST_DIRNAME/helpers.bash"
 
 setup() { rd_common_setup; }
 teardown() { rd_common_teardown; }

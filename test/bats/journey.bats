@@ -3,7 +3,9 @@
 # back, on the two persistent-member stand-ins, with data checked by
 # checksums before and after every step.
 
-load helpers
+# bats' "load helpers", spelled so that shellcheck follows it
+# shellcheck source=test/bats/helpers.bash
+. "$BATS_TEST_DIRNAME/helpers.bash"
 
 setup() {
 	rd_common_setup

@@ -2,7 +2,9 @@
 # The product's reason to exist: md RAID1 of rd0 and a write-mostly disk,
 # reads served by rd0 alone.
 
-load helpers
+# bats' "load helpers", spelled so that shellcheck follows it
+# shellcheck source=test/bats/helpers.bash
+. "$BATS_TEST_DIRNAME/helpers.bash"
 
 setup() { rd_common_setup; }
 teardown() { rd_common_teardown; }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bats
 # rdctl against the real module: every command, its errors, its JSON.
 
-load helpers
+# bats' "load helpers", spelled so that shellcheck follows it
+# shellcheck source=test/bats/helpers.bash
+. "$BATS_TEST_DIRNAME/helpers.bash"
 bats_require_minimum_version 1.5.0
 
 setup() { rd_common_setup; }
@@ -39,7 +41,8 @@ json_get() {
 	run rdctl -a 65536K
 	[ "$output" = "Attached device rd2 of size 64 MiB" ]
 	run rdctl -j -a 8M --prealloc
-	[ "$status" = 0 ] && json_ok attached
+	[ "$status" = 0 ]
+	json_ok attached
 	[ "$(json_get "d['attached']['name']")" = rd3 ]
 	[ "$(json_get "d['attached']['size']")" = $((8 * MiB)) ]
 	[ "$(json_get "d['attached']['preallocated']")" = True ]
@@ -76,7 +79,9 @@ json_get() {
 		[[ "$output" == rdctl:* ]]
 	done
 	run --separate-stderr rdctl -j --attach 12x
-	[ "$status" = 2 ] && json_ok error
+	[ "$status" = 2 ]
+	json_ok error
+	# shellcheck disable=SC2154 # bats' run --separate-stderr sets it
 	[[ "$stderr" == rdctl:* ]]
 	[ "$(json_get "d['error']['code']")" = USAGE ]
 	[ -z "$(find /sys/block -name 'rd*')" ]
@@ -93,15 +98,19 @@ json_get() {
 	[ "$status" = 0 ]
 	[ -e /sys/block/rd0 ]
 	run --separate-stderr rdctl -j --attach $((total_mib * 2)) --force
-	[ "$status" = 1 ] && json_ok error
+	[ "$status" = 1 ]
+	json_ok error
 	[ "$(json_get "d['error']['code']")" = ENOMEM ]
 	[ ! -e /sys/block/rd1 ]
 }
 
 @test "detach: ok, unknown disk, and in use says who holds it" {
-	rd_add $((64 * MiB)) && rd_add $((64 * MiB)) && rd_add $((64 * MiB))
+	rd_add $((64 * MiB))
+	rd_add $((64 * MiB))
+	rd_add $((64 * MiB))
 	run rdctl --detach rd9
-	[ "$status" = 1 ] && [[ "$output" == *"no such disk rd9"* ]]
+	[ "$status" = 1 ]
+	[[ "$output" == *"no such disk rd9"* ]]
 	run rdctl --detach sda
 	[ "$status" = 2 ]
 	# md member
@@ -111,7 +120,8 @@ json_get() {
 	[ "$status" = 1 ]
 	[ "$output" = "rdctl: rd0 is a member of md0: remove it with mdadm /dev/md0 --fail /dev/rd0 --remove /dev/rd0 first" ]
 	run --separate-stderr rdctl -j --detach /dev/rd0
-	[ "$status" = 1 ] && json_ok error
+	[ "$status" = 1 ]
+	json_ok error
 	[ "$(json_get "d['error']['code']")" = EBUSY ]
 	# mount
 	mkfs.ext4 -q /dev/rd1
@@ -122,10 +132,12 @@ json_get() {
 	# an open file descriptor
 	exec 8</dev/rd2
 	run rdctl --detach rd2
-	[ "$status" = 1 ] && [[ "$output" == *"rd2 is open by a process"* ]]
+	[ "$status" = 1 ]
+	[[ "$output" == *"rd2 is open by a process"* ]]
 	exec 8<&-
 	run rdctl --detach /dev/rd2
-	[ "$status" = 0 ] && [ "$output" = "Detached device rd2" ]
+	[ "$status" = 0 ]
+	[ "$output" = "Detached device rd2" ]
 	[ ! -e /sys/block/rd2 ]
 }
 
@@ -134,38 +146,55 @@ json_get() {
 	dd if=/dev/urandom of=/dev/rd0 bs=1M count=16 oflag=direct status=none
 	exec 8</dev/rd0
 	run rdctl --resize rd0 32
-	[ "$status" = 0 ] && [ "$output" = "Resized device rd0 from 16 MiB to 32 MiB" ]
+	[ "$status" = 0 ]
+	[ "$output" = "Resized device rd0 from 16 MiB to 32 MiB" ]
 	run rdctl --resize rd0 8
-	[ "$status" = 1 ] && [[ "$output" == *"cannot shrink rd0 while it is in use"* ]]
+	[ "$status" = 1 ]
+	[[ "$output" == *"cannot shrink rd0 while it is in use"* ]]
 	run rdctl --flush rd0
-	[ "$status" = 1 ] && [[ "$output" == *"open by a process"* ]]
+	[ "$status" = 1 ]
+	[[ "$output" == *"open by a process"* ]]
 	exec 8<&-
 	run rdctl -j --resize rd0 8
-	[ "$status" = 0 ] && json_ok resized
+	[ "$status" = 0 ]
+	json_ok resized
 	[ "$(json_get "d['resized']['old_size']")" = $((32 * MiB)) ]
 	[ "$(rd_allocated rd0)" = $((8 * MiB)) ]
 	run rdctl --flush rd0
-	[ "$status" = 0 ] && [[ "$output" == "Flushed device rd0"* ]]
+	[ "$status" = 0 ]
+	[[ "$output" == "Flushed device rd0"* ]]
 	[ "$(rd_allocated rd0)" = 0 ]
 	run rdctl -j -f rd0
 	json_ok flushed
 	run rdctl --resize rd7 8
-	[ "$status" = 1 ] && [[ "$output" == *"no such disk rd7"* ]]
+	[ "$status" = 1 ]
+	[[ "$output" == *"no such disk rd7"* ]]
 }
 
 @test "list: a table of disks with mirror membership, and valid JSON" {
 	run rdctl --list
 	[ "$status" = 0 ]
-	rd_add $((64 * MiB)) && rd_add $((32 * MiB)) prealloc
+	# no disk: no table at all, not a lone header
+	[ -z "$output" ]
+	rd_add $((64 * MiB))
+	rd_add $((32 * MiB)) prealloc
 	mdadm --create /dev/md0 --run --level=1 --raid-devices=2 --metadata=1.2 \
 		/dev/rd0 --write-mostly "/dev/$(hdd 1)"
 	mdadm --wait /dev/md0 || true
 	run rdctl --list
 	[ "$status" = 0 ]
 	echo "$output"
-	[[ "${lines[0]}" =~ ^DEVICE\ +SIZE\ +USED\ +PREALLOC\ +MIRROR\ +ROLE\ +STATE ]]
+	[[ "${lines[0]}" =~ ^NAME\ +SIZE\ +USED\ +PREALLOC\ +MIRROR\ +ROLE\ +STATE\ +SYNC\ +DONE\ +MOUNTPOINT$ ]]
 	[[ "${lines[1]}" =~ ^rd0\ .*md0 ]]
-	[[ "${lines[2]}" =~ ^rd1\ .*32\ MiB ]]
+	[[ "${lines[2]}" =~ ^rd1\ +32M\ +32M\ +yes ]]
+	run rdctl --list -o NAME,SIZE,USED,MIRROR --raw -n rd1 rd0
+	[ "$status" = 0 ]
+	[ "$output" = "$(printf 'rd1 32M 32M \nrd0 64M %s md0' "$(rdctl -l -o USED --raw -n rd0)")" ]
+	run rdctl --list -b -o SIZE -n rd1
+	[ "$output" = $((32 * MiB)) ]
+	run rdctl --list rd7
+	[ "$status" = 1 ]
+	[[ "$output" == *"rd7: no such rd disk"* ]]
 	run rdctl -j -l
 	json_ok disks
 	[ "$(json_get "d['disks'][0]['mirror']")" = md0 ]
@@ -182,7 +211,9 @@ json_get() {
 	mdadm --create /dev/md0 --run --level=1 --raid-devices=3 --metadata=1.2 \
 		/dev/rd0 "/dev/$(hdd 2)" --write-mostly "/dev/$(hdd 1)"
 	run rdctl -j --status
-	[ "$status" = 0 ] && json_ok module,memory,disks,arrays,warnings
+	# 3: the status was shown, with warnings
+	[ "$status" = 3 ]
+	json_ok module,memory,disks,arrays,warnings
 	[ "$(json_get "d['module']['version']")" = "$(cat "$RD_TOP/VERSION")" ]
 	[ "$(json_get "d['arrays'][0]['name']")" = md0 ]
 	[ "$(json_get "d['arrays'][0]['level']")" = raid1 ]
@@ -193,7 +224,7 @@ json_get() {
 	[[ " $codes " == *" not_write_mostly "* ]]
 	[[ " $codes " == *" sync_running "* ]]
 	run rdctl --status
-	[ "$status" = 0 ]
+	[ "$status" = 3 ]
 	echo "$output"
 	[[ "$output" == *md0* ]]
 	[[ "$output" == *"$(hdd 2)"* ]]
@@ -207,6 +238,7 @@ json_get() {
 		/dev/rd0 --write-mostly "/dev/$(hdd 1)"
 	mdadm --wait /dev/md0 || true
 	run rdctl -j -s
+	[ "$status" = 3 ]
 	json_ok module,memory,disks,arrays,warnings
 	codes=$(json_get "' '.join(sorted(w['code'] for w in d['warnings']))")
 	[[ " $codes " == *" one_persistent "* ]]
@@ -218,17 +250,37 @@ json_get() {
 	rd_add $((16 * MiB))
 	nocap="setpriv --inh-caps=-sys_admin --bounding-set=-sys_admin"
 	run $nocap rdctl --attach 16
-	[ "$status" = 1 ] && [[ "$output" == *root* ]]
+	[ "$status" = 1 ]
+	[[ "$output" == *root* ]]
 	run $nocap rdctl --detach rd0
-	[ "$status" = 1 ] && [[ "$output" == *root* ]]
-	[ -e /sys/block/rd0 ] && [ ! -e /sys/block/rd1 ]
+	[ "$status" = 1 ]
+	[[ "$output" == *root* ]]
+	# A real unprivileged user (setpriv above keeps uid 0): refused before
+	# anything is read or run; what only reads works.
+	user="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	run $user rdctl --attach 16
+	[ "$status" = 1 ]
+	[ "$output" = "rdctl: --attach needs root (run it with sudo)" ]
+	run $user rdctl --detach rd0
+	[ "$status" = 1 ]
+	[ "$output" = "rdctl: --detach needs root (run it with sudo)" ]
+	run $user rdctl --release
+	[ "$status" = 1 ]
+	[ "$output" = "rdctl: --release needs root (run it with sudo)" ]
+	run $user rdctl --list -n -o NAME
+	[ "$status" = 0 ]
+	[ "$output" = rd0 ]
+	[ -e /sys/block/rd0 ]
+	[ ! -e /sys/block/rd1 ]
 }
 
 @test "help, version and usage errors" {
 	run rdctl --help
-	[ "$status" = 0 ] && [[ "$output" == *--attach* ]]
+	[ "$status" = 0 ]
+	[[ "$output" == *--attach* ]]
 	run rdctl --version
-	[ "$status" = 0 ] && [[ "$output" == *"$(cat "$RD_TOP/VERSION")"* ]]
+	[ "$status" = 0 ]
+	[[ "$output" == *"$(cat "$RD_TOP/VERSION")"* ]]
 	run rdctl
 	[ "$status" = 2 ]
 	run rdctl --bogus

@@ -107,7 +107,14 @@ int main(int argc, char **argv)
 		return usage();
 	}
 
-	fd = open(path, O_RDWR | O_CLOEXEC);
+	/*
+	 * RD_CONTROL_FD: a descriptor opened by someone else (root), so that
+	 * an unprivileged process can be shown to fail the ioctl itself.
+	 */
+	if (getenv("RD_CONTROL_FD"))
+		fd = atoi(getenv("RD_CONTROL_FD"));
+	else
+		fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		printf("%s\n", strerrorname_np(errno));
 		return 1;
