@@ -114,6 +114,23 @@ usage() {	# NAME TEXT ARGS...
 	expect_err_has "$name" "$text"
 }
 
+# --- the table of wrong invocations: each one's exit status and message ---------
+nwrong=0
+while IFS='|' read -r want msg args; do
+	[[ "$want" =~ ^[[:space:]]*(#|$) ]] && continue
+	want=${want// /}
+	msg=${msg# }
+	msg=${msg% }
+	read -ra argv <<<"$args"
+	for i in "${!argv[@]}"; do
+		[ "${argv[i]}" = "''" ] && argv[i]=""
+	done
+	nwrong=$((nwrong + 1))
+	run "wrong:${args}" "$want" "${argv[@]}"
+	expect_err_has "wrong:${args}" "$msg"
+done <"$here/wrong-invocations.txt"
+if [ "$nwrong" -ge 50 ]; then pass; else fail "wrong-invocations.txt has $nwrong lines, want 50 or more"; fi
+
 # --- read-only commands ------------------------------------------------------
 run list 0 --list
 expect_out_has "list header" "NAME  SIZE  USED PREALLOC MIRROR ROLE   STATE  SYNC    DONE MOUNTPOINT"
@@ -340,7 +357,7 @@ expect_out "attach decimal unit" "Attached device rd3 of size 4000 KiB"
 usage "size decimal unit" "invalid size '1MB': 1000000 bytes is not a multiple of 4 KiB (4096 bytes); the nearest valid sizes are 999424 (976 KiB) and 1003520 (980 KiB)" -a 1MB
 usage "size comma" "invalid size '1,5G': the decimal point is '.', not ','" -a 1,5G
 saved_env="$RDCTL_SYSFS_ROOT|$RDCTL_PROC_ROOT|$RDCTL_DEV_ROOT|$PATH"
-export PATH="$bbin:$PATH" RDCTL_FAKE_LOG=$blog RDCTL_RESTORE_TIMEOUT=0
+export RDCTL_FAKE_LOG=$blog RDCTL_RESTORE_TIMEOUT=0
 export RDCTL_SYSFS_ROOT=$broot/sys RDCTL_PROC_ROOT=$broot/proc RDCTL_DEV_ROOT=$broot/dev
 # md0 by its name and by its UUID: only the running system can tell, and
 # neither line is done (which one is meant?); nothing changes
