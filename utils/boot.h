@@ -20,6 +20,7 @@ struct boot_item {
 	size_t nwm;
 	char *code, *message;	/* the error, or NULL */
 	char *summary;		/* one line for people (without the array name) */
+	bool wait;		/* restore --wait: wait for rd's sync once all is done */
 };
 
 struct boot_report {

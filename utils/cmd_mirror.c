@@ -330,7 +330,11 @@ static int finish_sync(struct mirror_run *r, const struct opts *o, const char *k
 	if (r->dry_run || !r->rd)
 		return 0;
 	if (o->wait) {
-		int e = md_wait_in_sync(kname, r->rd, isatty(2) == 1, md_wait_bound(o->timeout), &msg);
+		int e;
+
+		/* every change is made: the wait need not hold others off */
+		lock_release();
+		e = md_wait_in_sync(kname, r->rd, isatty(2) == 1, md_wait_bound(o->timeout), &msg);
 
 		if (e < 0) {
 			e = fail_errno(-e, "%s", msg);

@@ -195,6 +195,15 @@ int lock_take(void)
 	return 0;
 }
 
+void lock_release(void)
+{
+	if (lock_fd < 0)
+		return;
+	/* closing the only descriptor of the open file drops the flock */
+	close(lock_fd);
+	lock_fd = -1;
+}
+
 int change_begin(const char *verb)
 {
 	int rc = need_root(verb);

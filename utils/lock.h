@@ -30,6 +30,13 @@ int need_root(const char *verb);
  */
 int lock_take(void);
 
+/*
+ * Let the lock go before a long wait that changes nothing (--wait for a
+ * sync): another rdctl need not wait for md's recovery, which can take
+ * minutes, nor give up after LOCK_TIMEOUT.
+ */
+void lock_release(void);
+
 /* need_root(verb), then lock_take(). 0 or an exit code. */
 int change_begin(const char *verb);
 

@@ -109,7 +109,8 @@ int mdadm_callv(char **out, char **msg, const char *const args[])
 		}
 		free(line);
 		free(cmd);
-		rc = -1;
+		/* the error code tells a hung mdadm from a refusal */
+		rc = res.timed_out ? -ETIMEDOUT : -EIO;
 	}
 	if (out && rc == 0) {
 		*out = res.out;

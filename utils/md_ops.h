@@ -12,7 +12,8 @@
 
 /*
  * Run "mdadm ARGS..." (NULL-terminated). 0 when mdadm exits 0; otherwise
- * -1 and *msg = "mdadm ARGS failed: <mdadm's last line on stderr>"
+ * -EIO (-ETIMEDOUT when it ran out of time, see below) and
+ * *msg = "mdadm ARGS failed: <mdadm's last line on stderr>"
  * (malloc'd). With out, mdadm's standard output is returned there (malloc'd).
  * mdadm is the system's (proc_find(): /usr/sbin, /sbin, /usr/bin, /bin;
  * RDCTL_MDADM names another, for the tests), and it gets a time bound:

@@ -97,10 +97,11 @@ int mirror_mdadmv(struct mirror_run *r, bool undo, const char *const args[])
 	s = mirror_step(r, undo, command_line(argv));
 	if (r->dry_run)
 		return 0;
-	if (mdadm_callv(NULL, &msg, args) == 0)
+	rc = mdadm_callv(NULL, &msg, args);
+	if (rc == 0)
 		return 0;
 	s->status = "failed";
-	rc = fail_errno(EIO, "%s", msg);
+	rc = fail_errno(-rc, "%s", msg);
 	free(msg);
 	return rc;
 }

@@ -79,8 +79,8 @@ static void release_member(const struct md_array *a, const struct md_member *m, 
 					 m->name, a->name));
 		goto out;
 	}
-	if (mdadm_call(NULL, &msg, dev, "--fail", path, "--remove", path, NULL) < 0) {
-		boot_item_fail(it, "EIO", msg);
+	if ((r = mdadm_call(NULL, &msg, dev, "--fail", path, "--remove", path, NULL)) < 0) {
+		boot_item_fail(it, errno_code(-r), msg);
 		msg = NULL;
 		goto out;
 	}

@@ -193,7 +193,8 @@ static int bring_up(struct boot_item *it, const struct conf_mirror *m, char **md
 				}
 				if (late) {
 					free(name);
-					return boot_item_fail(it, "EIO", rr ? msg : xstrdup("mdadm --run did not start it"));
+					return boot_item_fail(it, rr ? errno_code(-rr) : "EIO",
+							      rr ? msg : xstrdup("mdadm --run did not start it"));
 				}
 				free(msg);
 			}
@@ -297,7 +298,7 @@ static int drop_faulty(struct boot_item *it, const char *mdname, const char *rd)
 	free(dev);
 	free(path);
 	if (r < 0)
-		return boot_item_fail(it, "EIO", msg);
+		return boot_item_fail(it, errno_code(-r), msg);
 	if (rd_parse_name(rd, &index) && detach_disk(index))
 		return boot_item_take_error(it);
 	return 0;
@@ -394,8 +395,8 @@ static void restore_one(const struct conf_mirror *m, const struct opts *o, struc
 		goto out;
 	}
 	if (a.array_state && !strcmp(a.array_state, "read-auto") &&
-	    mdadm_call(NULL, &msg, "--readwrite", dev, NULL) < 0) {
-		boot_item_fail(it, "EIO", msg);
+	    (r = mdadm_call(NULL, &msg, "--readwrite", dev, NULL)) < 0) {
+		boot_item_fail(it, errno_code(-r), msg);
 		md_array_clear(&a);
 		goto out;
 	}
@@ -448,8 +449,8 @@ static void restore_one(const struct conf_mirror *m, const struct opts *o, struc
 	if (attach_disk(it, size, m->prealloc, &index) < 0)
 		goto out;
 	path = md_dev_path(it->rd);
-	if (mdadm_call(NULL, &msg, dev, "--add", path, NULL) < 0) {
-		boot_item_fail(it, "EIO", msg);
+	if ((r = mdadm_call(NULL, &msg, dev, "--add", path, NULL)) < 0) {
+		boot_item_fail(it, errno_code(-r), msg);
 		if (detach_disk(index))
 			error_reset();	/* the add failed: that is the error to show */
 		goto out;
@@ -473,8 +474,12 @@ static void restore_one(const struct conf_mirror *m, const struct opts *o, struc
 	free(sz);
 	free(wm);
 wait:
-	if (o->wait && !it->message)
-		wait_sync(it, mdname, o->timeout);
+	/* waited for in cmd_restore, after the lock is let go, by it->array */
+	it->wait = o->wait && !it->message && it->rd;
+	if (it->wait && strcmp(it->array, mdname)) {
+		free(it->array);
+		it->array = xstrdup(mdname);
+	}
 out:
 	free(why);
 	free(words);
@@ -533,6 +538,15 @@ int cmd_restore(const struct opts *o)
 	drop_same_arrays(&cfg);
 	for (size_t i = 0; i < cfg.n; i++)
 		restore_one(&cfg.v[i], o, &rep);
+	/*
+	 * Every change is made: let the lock go, then wait for the syncs (md
+	 * recovers all the arrays at once), so that an rdctl run meanwhile
+	 * need not wait the minutes a recovery takes.
+	 */
+	lock_release();
+	for (size_t i = 0; i < rep.n; i++)
+		if (rep.v[i].wait)
+			wait_sync(&rep.v[i], rep.v[i].array, o->timeout);
 	if (cfg.n == 0 && cfg.nerrs == 0 && !o->json &&
 	    (printf("no mirror configured in %s\n", path) < 0 || fflush(stdout) == EOF)) {
 		rc = fail_errno(EIO, "cannot write to standard output");

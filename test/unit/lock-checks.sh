@@ -157,6 +157,12 @@ for hang in term ignore-term; do
 	else fail "mdadm hangs ($hang): the fake mdadm was not stopped"; kill "$(cat "$tmp/hang.pid")" 2>/dev/null; fi
 	if ! grep -q "ioctl REMOVE" "$blog"; then pass; else fail "mdadm hangs ($hang): rd0 detached anyway"; fi
 done
+# the JSON says which: ETIMEDOUT, not the EIO of an mdadm that refused
+boot_tree
+rd_member 0 in_sync
+FAKE_MDADM_HANG=term RDCTL_MDADM_TIMEOUT=1 bounded "mdadm hangs: json" 1 30 --release --json
+if python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["release"][0]["error"]["code"] != "ETIMEDOUT")' "$out"
+then pass; else fail "mdadm hangs: json: $(cat "$out")"; fi
 
 # --- finding an array by UUID: /sys/block/mdX/md/uuid, no mdadm run -------------
 boot_tree
@@ -200,13 +206,25 @@ raid1_tree
 RDCTL_WAIT_TIMEOUT=2 bounded "convert wait bound" 1 15 --convert md0 --config "$conf" --wait
 wait
 expect_err_has "convert wait bound" "rd3 is not in sync after 2 s: recovery at 25.0%"
-if "$rdctl" --help | grep -q -- --timeout; then
-	boot_tree
-	printf 'md0 auto\n' >"$conf"
-	RDCTL_WAIT_TIMEOUT=100 bounded "restore --timeout" 1 15 --restore --wait --timeout 1 --config "$conf"
-	expect_err_has "restore --timeout" "md0: rd3 is not in sync after 1 s"
-	expect_faster "restore --timeout: the option wins" 4
-fi
+boot_tree
+printf 'md0 auto\n' >"$conf"
+RDCTL_WAIT_TIMEOUT=100 bounded "restore --timeout" 1 15 --restore --wait --timeout 1 --config "$conf"
+expect_err_has "restore --timeout" "md0: rd3 is not in sync after 1 s"
+expect_faster "restore --timeout: the option wins" 4
+
+# --- the lock is let go before the wait for a sync: others need not wait ------
+boot_tree
+printf 'md0 auto\n' >"$conf"
+: >"$blog"
+LD_PRELOAD=$shim "$rdctl" --restore --wait --timeout 5 --config "$conf" >"$tmp/waiter.out" 2>&1 &
+waiter=$!
+# the restore has added rd3 and now waits for md's recovery
+for _ in $(seq 50); do grep -q -- '--add' "$blog" && break; sleep 0.1; done
+sleep 0.5
+RDCTL_LOCK_TIMEOUT=1 bounded "lock free during --wait" 0 30 --attach 512 --force
+expect_faster "lock free during --wait: no wait for the lock" 1
+if kill -0 "$waiter" 2>/dev/null; then pass; else fail "lock free during --wait: the restore was not waiting any more"; fi
+wait "$waiter" 2>/dev/null
 
 IFS='|' read -r RDCTL_SYSFS_ROOT RDCTL_PROC_ROOT RDCTL_DEV_ROOT <<<"$saved_env"
 export RDCTL_SYSFS_ROOT RDCTL_PROC_ROOT RDCTL_DEV_ROOT
