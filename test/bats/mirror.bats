@@ -61,6 +61,13 @@ teardown() { rd_common_teardown; }
 	mdadm --create /dev/md0 --run --level=1 --raid-devices=2 --metadata=1.2 \
 		/dev/rd0 --write-mostly "/dev/$(hdd 2)"
 	mdadm --wait /dev/md0 || true
+	# md answers a NOWAIT write to a clean array with EAGAIN: marking it
+	# active needs a superblock write first (md_write_start). Make it
+	# active with a plain write, and keep it so (safe_mode_delay) for the
+	# slow debug kernel, where it went back to clean before nowait-io ran.
+	echo 60 >/sys/block/md0/md/safe_mode_delay
+	dd if=/dev/zero of=/dev/md0 bs=4k count=1 seek=100 oflag=direct status=none
+	[ "$(cat /sys/block/md0/md/array_state)" = active ]
 	nowait-io /dev/md0
 	fio --name=nowait --filename=/dev/md0 --rw=randrw --bs=4k --ioengine=io_uring \
 		--iodepth=16 --direct=1 --size=32M --verify=crc32c --verify_fatal=1 \
