@@ -72,7 +72,7 @@ json_get() {
 }
 
 @test "bad sizes are usage errors and create nothing" {
-	for s in 0 -1 12x "" 1.5G 99999999999999999999 16E 4097B " 64"; do
+	for s in 0 -1 12x "" 1,5G 1MB .5G 99999999999999999999 16E 4097B " 64"; do
 		run rdctl --attach "$s"
 		[ "$status" = 2 ] || { echo "size '$s' gave $status: $output"; false; }
 		[ "${#lines[@]}" = 1 ]
