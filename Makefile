@@ -43,8 +43,11 @@ utils:
 test/helpers/rd-ioctl: test/helpers/rd-ioctl.c module/uapi/rdmirror.h
 	$(CC) $(HOST_CFLAGS) -o $@ $<
 
+test/helpers/rd-ioctl-fuzz: test/helpers/rd-ioctl-fuzz.c module/uapi/rdmirror.h
+	$(CC) $(HOST_CFLAGS) -pthread -o $@ $<
+
 # What the VM suite runs on the host's userspace.
-tools: utils test/helpers/rd-ioctl
+tools: utils test/helpers/rd-ioctl test/helpers/rd-ioctl-fuzz
 
 deps:
 	test/deps.sh
@@ -75,7 +78,7 @@ fuzz: deps
 	test/fuzz/run $(FUZZ_SECONDS)
 
 clean:
-	rm -rf build test/helpers/rd-ioctl
+	rm -rf build test/helpers/rd-ioctl test/helpers/rd-ioctl-fuzz
 	-$(MAKE) -C utils clean
 	-test -d "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(CURDIR)/module clean
 
