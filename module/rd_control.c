@@ -71,13 +71,27 @@ static long rd_ctl_add(struct rdmirror_add __user *argp)
 	err = rd_ctl_check_add(&req);
 	if (err)
 		return err;
+	/*
+	 * Find out now whether the answer can be written back: once the disk
+	 * exists, udev opens it at once, and removing it again after a failed
+	 * copy would meet EBUSY and leave a disk nobody knows the index of
+	 * (the control fuzzer found that orphan).
+	 */
+	if (copy_to_user(argp, &req, sizeof(req)))
+		return -EFAULT;
 	err = rd_disk_add(req.size, req.flags, &index);
 	if (err)
 		return err;
 	req.index = index;
 	if (copy_to_user(argp, &req, sizeof(req))) {
-		/* The caller cannot learn the index: do not leave an orphan. */
-		rd_disk_remove(index);
+		/*
+		 * Only a caller that unmapped or protected the struct meanwhile
+		 * gets here. Best effort: if udev holds the disk, it stays, in
+		 * sysfs for anyone to see and remove.
+		 */
+		if (rd_disk_remove(index))
+			pr_warn("rdmirror: rd%u made, but its index could not be returned\n",
+				index);
 		return -EFAULT;
 	}
 	return index;
