@@ -11,6 +11,7 @@ debs=(
 	valgrind shellcheck sparse
 	clang libclang-rt-dev	# test/fuzz: libFuzzer is in libclang-rt, only recommended by clang
 	python3-jsonschema python3-pip man-db groff-base
+	gnuplot-nox	# make bench: the chart in docs/BENCHMARKS.md
 	dkms dh-dkms debhelper lintian dpkg-dev linux-source-6.12
 	flex bison bc libelf-dev libssl-dev xz-utils mmdebstrap ccache
 )

@@ -1,43 +1,289 @@
 #!/usr/bin/env python3
-"""Summarise test/bench results: median IOPS and MB/s per device and job,
-the rd0/brd ratio, written to results.json and printed as a table."""
+"""make bench's report: medians of the fio rounds that test/bench/guest
+left in OUT/raw/CASE--WORKLOAD--ROUND.json, the ratios (md/HDD, rd/brd,
+rd/memcpy), the targets met or not, as OUT/results.json, OUT/results.md
+(the tables of docs/BENCHMARKS.md) and OUT/bench.png (gnuplot).
+
+    report.py OUT COMMAND
+"""
 import glob
 import json
 import os
 import re
 import statistics
+import subprocess
 import sys
 
-out = sys.argv[1]
+out, command = sys.argv[1], sys.argv[2]
+
+# The article this project started from: P. Koutoupis, "Rethinking RAID (on
+# Linux)", ADMIN 62 (2021): fio 4 KiB, libaio, iodepth 32, direct. Only
+# the drive figures the project's record holds are filled in (its SAS
+# drive: about 460 random-read and 350 random-write IOPS); the others are
+# left blank rather than quoted from memory.
+ARTICLE = {
+    ("hdd", "randread-qd32"): 460,
+    ("hdd", "randwrite-qd32"): 350,
+}
+
+CASES = {
+    "hdd": "1. one HDD",
+    "hdd-raid1": "2. RAID1 of two HDDs",
+    "rd0": "3. rd0",
+    "brd": "4. brd /dev/ram0",
+    "md-rd-hdd": "5. RAID1 rd0 + write-mostly HDD",
+    "md-rd-2hdd": "6. RAID1 rd0 + two write-mostly HDDs",
+    "md-brd-hdd": "7. RAID1 brd + write-mostly HDD",
+    "md-rd-hdd-bitmap": "8. (5) with an internal bitmap",
+    "rd0-iostats0": "rd0, iostats off",
+    "rd0-iostats1": "rd0, iostats on",
+}
+WORKLOADS = {
+    "randread-qd32": "4k randread, libaio QD32",
+    "randwrite-qd32": "4k randwrite, libaio QD32",
+    "randread-qd1-psync": "4k randread, psync QD1",
+    "randread-qd32-jobs": "4k randread, libaio QD32 x CPUs",
+    "randread-qd32-uring": "4k randread, io_uring QD32",
+    "read-1m": "1M seq read, libaio QD8",
+    "write-1m": "1M seq write, libaio QD8",
+}
+
 runs = {}
-for path in glob.glob(os.path.join(out, "*-*-*-*.json")):
-    m = re.match(r"(rd0|ram0)-(\w+)-(\w+)-(\d+)\.json$", os.path.basename(path))
+for path in sorted(glob.glob(os.path.join(out, "raw", "*.json"))):
+    m = re.match(r"(.+)--(.+)--(\d+)\.json$", os.path.basename(path))
     if not m:
         continue
-    dev, rw, bs, _ = m.groups()
+    case, wl, _ = m.groups()
     with open(path, encoding="utf-8") as f:
         job = json.load(f)["jobs"][0]
-    side = job["write"] if "write" in rw else job["read"]
-    runs.setdefault((rw, bs), {}).setdefault(dev, []).append(
-        (side["iops"], side["bw_bytes"] / 1e6))
+    side = job["write"] if "write" in wl else job["read"]
+    runs.setdefault((case, wl), []).append((side["iops"], side["bw_bytes"] / 1e6))
+
+
+def med(case, wl, key="iops"):
+    vals = runs.get((case, wl))
+    if not vals:
+        return None
+    return statistics.median(v[0 if key == "iops" else 1] for v in vals)
+
+
+def spread(case, wl):
+    vals = [v[0] for v in runs.get((case, wl), [])]
+    if len(vals) < 2 or not statistics.median(vals):
+        return None
+    return (max(vals) - min(vals)) / statistics.median(vals)
+
+
+def ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+with open(os.path.join(out, "memcpy.json"), encoding="utf-8") as f:
+    memcpy = json.load(f)
+cond = {}
+with open(os.path.join(out, "conditions"), encoding="utf-8") as f:
+    for line in f:
+        k, _, v = line.strip().partition("=")
+        cond[k] = v
+profiles = {}
+for dev in ("rd0", "ram0"):
+    p = os.path.join(out, f"profile-{dev}.txt")
+    if os.path.exists(p):
+        with open(p, encoding="utf-8") as f:
+            profiles[dev] = f.read()
 
 results = []
-for (rw, bs), devs in sorted(runs.items()):
-    row = {"job": f"{rw} {bs}", "rounds": len(devs.get("rd0", []))}
-    for dev, key in (("rd0", "rdmirror"), ("ram0", "brd")):
-        vals = devs.get(dev, [])
-        row[key] = {"iops": statistics.median(v[0] for v in vals),
-                    "mb_per_s": statistics.median(v[1] for v in vals)}
-    row["ratio"] = row["rdmirror"]["iops"] / row["brd"]["iops"]
-    results.append(row)
+for (case, wl), vals in sorted(runs.items()):
+    results.append({
+        "case": case, "workload": wl, "rounds": len(vals),
+        "iops": med(case, wl), "mb_per_s": med(case, wl, "mb"),
+        "spread": spread(case, wl), "all_iops": [v[0] for v in vals],
+        "article_iops": ARTICLE.get((case, wl)),
+    })
 
+rd_brd = {wl: ratio(med("rd0", wl), med("brd", wl)) for wl in WORKLOADS}
+# rd0 as the module sets it up, and rd0 with its I/O statistics the
+# other way: off/on is what the statistics cost.
+stats_default = cond.get("rd0_iostats", "1")
+other = "rd0-iostats" + ("0" if stats_default == "1" else "1")
+stats_on, stats_off = ("rd0", other) if stats_default == "1" else (other, "rd0")
+stats_cost = {wl: ratio(med(stats_off, wl), med(stats_on, wl))
+              for wl in WORKLOADS if med(other, wl)}
+md_hdd = {wl: ratio(med(c, wl), med("hdd", wl))
+          for wl in ("randread-qd32", "randwrite-qd32")
+          for c in ("md-rd-hdd",)}
+md_rd_brd = {wl: ratio(med("md-rd-hdd", wl), med("md-brd-hdd", wl))
+             for wl in ("randread-qd32", "randread-qd32-jobs", "randwrite-qd32")}
+rd_memcpy_1m = ratio(med("rd0", "read-1m", "mb"), memcpy["copy_1m_mb_per_s"])
+rd_memcpy_4k = ratio(med("rd0", "randread-qd1-psync"), memcpy["copy_4k_per_s"])
+bitmap_cost = ratio(med("md-rd-hdd-bitmap", "randwrite-qd32"), med("md-rd-hdd", "randwrite-qd32"))
+md_w_hdd = ratio(med("md-rd-hdd", "randwrite-qd32"), med("hdd", "randwrite-qd32"))
+
+
+def verdict(value, need):
+    if value is None:
+        return "not measured"
+    return "met" if value >= need else "not met"
+
+
+worst = min((v for v in rd_brd.values() if v is not None), default=None)
+targets = [
+    {"target": "rd0 >= 1.0x brd on every workload", "need": 1.0,
+     "value": worst, "detail": "lowest rd/brd over the workloads"},
+    {"target": "aim: rd0 >= 1.2x brd, multi-job randread", "need": 1.2,
+     "value": rd_brd.get("randread-qd32-jobs")},
+    {"target": "aim: rd0 >= 1.2x brd, 1 MiB seq read", "need": 1.2,
+     "value": rd_brd.get("read-1m")},
+    {"target": "aim: rd0 >= 1.2x brd, 1 MiB seq write", "need": 1.2,
+     "value": rd_brd.get("write-1m")},
+    {"target": "md(rd0+wm HDD) randread >= 1.0x md(brd+wm HDD), QD32", "need": 1.0,
+     "value": md_rd_brd["randread-qd32"]},
+    {"target": "md(rd0+wm HDD) randread >= 1.0x md(brd+wm HDD), QD32 x CPUs", "need": 1.0,
+     "value": md_rd_brd["randread-qd32-jobs"]},
+    {"target": "md randwrite (no bitmap) >= 0.95x one HDD", "need": 0.95,
+     "value": md_w_hdd},
+    {"target": "rd0 1 MiB read >= 0.9x memcpy (1 MiB)", "need": 0.9,
+     "value": rd_memcpy_1m},
+]
+for t in targets:
+    t["verdict"] = verdict(t["value"], t["need"])
+
+doc = {
+    "command": command, "conditions": cond, "memcpy": memcpy,
+    "results": results, "ratios": {
+        "rd_over_brd": rd_brd, "rd_iostats_off_over_on": stats_cost,
+        "md_rd_hdd_over_hdd": md_hdd, "md_rd_over_md_brd": md_rd_brd,
+        "rd_read_1m_over_memcpy_1m": rd_memcpy_1m,
+        "rd_randread_qd1_over_memcpy_4k": rd_memcpy_4k,
+        "bitmap_over_none_randwrite": bitmap_cost,
+    }, "targets": targets,
+}
 with open(os.path.join(out, "results.json"), "w", encoding="utf-8") as f:
-    json.dump({"results": results}, f, indent=2)
+    json.dump(doc, f, indent=2)
 
-print(f"\n{'job':14} {'rdmirror IOPS':>14} {'brd IOPS':>10} {'MB/s rd':>9} {'MB/s brd':>9} {'rd/brd':>7}")
-for r in results:
-    bar = "#" * round(r["ratio"] * 20)
-    print(f"{r['job']:14} {r['rdmirror']['iops']:>14.0f} {r['brd']['iops']:>10.0f} "
-          f"{r['rdmirror']['mb_per_s']:>9.1f} {r['brd']['mb_per_s']:>9.1f} {r['ratio']:>6.2f}x {bar}")
-print("\n(# = 0.05x; 20 of them = as fast as brd. Medians of the rounds, psync QD1, one job.)")
-print(f"results: {os.path.join(out, 'results.json')}")
+
+def fmt(v, unit=""):
+    if v is None:
+        return "–"
+    return f"{v:,.0f}{unit}".replace(",", " ")
+
+
+def fx(v):
+    return "–" if v is None else f"{v:.2f}x"
+
+
+def pct(v):
+    return "–" if v is None else f"±{v * 50:.0f}%"
+
+
+md = []
+md.append(f"Command: `{command}` (kernel {cond.get('kernel')}, qemu TCG, "
+          f"{cond.get('cpus')} CPUs, {cond.get('rounds')} rounds of "
+          f"{cond.get('seconds')} s per job after 1 s ramp, medians; RAM devices "
+          f"{cond.get('ram_mib')} MiB, written in full and checked before every read).")
+md.append("")
+md.append("### The article's table (4 KiB, libaio, iodepth 32, direct)")
+md.append("")
+md.append("| setup | randread IOPS | randwrite IOPS | article randread | article randwrite | randread / one HDD |")
+md.append("|---|---:|---:|---:|---:|---:|")
+for case in ("hdd", "hdd-raid1", "rd0", "brd", "md-rd-hdd", "md-rd-2hdd",
+             "md-brd-hdd", "md-rd-hdd-bitmap"):
+    r, w = med(case, "randread-qd32"), med(case, "randwrite-qd32")
+    md.append(f"| {CASES[case]} | {fmt(r)} | {fmt(w)} | "
+              f"{fmt(ARTICLE.get((case, 'randread-qd32')))} | "
+              f"{fmt(ARTICLE.get((case, 'randwrite-qd32')))} | "
+              f"{fx(ratio(r, med('hdd', 'randread-qd32')))} |")
+md.append("")
+md.append("### rd0 against brd, every workload")
+md.append("")
+md.append(f"| workload | rd0 | brd | rd/brd | rd0, iostats {'off' if stats_default == '1' else 'on'} "
+          "| iostats off/on | spread rd0, brd |")
+md.append("|---|---:|---:|---:|---:|---:|---:|")
+for wl, label in WORKLOADS.items():
+    unit = "mb" if wl.endswith("1m") else "iops"
+    suffix = " MB/s" if unit == "mb" else ""
+    md.append(f"| {label} | {fmt(med('rd0', wl, unit), suffix)} | "
+              f"{fmt(med('brd', wl, unit), suffix)} | {fx(rd_brd.get(wl))} | "
+              f"{fmt(med(other, wl, unit), suffix)} | {fx(stats_cost.get(wl))} | "
+              f"{pct(spread('rd0', wl))}, {pct(spread('brd', wl))} |")
+md.append("")
+md.append(f"IOPS unless marked MB/s. rd0 as the module sets it up: per-disk I/O statistics "
+          f"{'on' if stats_default == '1' else 'off'}. Spread: half the range of the rounds, "
+          "as a share of the median.")
+md.append("")
+md.append("### Mirrors: rd0 against brd as the RAM member")
+md.append("")
+md.append("| workload | md(rd0 + wm HDD) | md(brd + wm HDD) | rd/brd |")
+md.append("|---|---:|---:|---:|")
+for wl in ("randread-qd32", "randread-qd32-jobs", "randwrite-qd32"):
+    md.append(f"| {WORKLOADS[wl]} | {fmt(med('md-rd-hdd', wl))} | "
+              f"{fmt(med('md-brd-hdd', wl))} | {fx(md_rd_brd[wl])} |")
+md.append("")
+md.append("### The physical limit (memcpy on one CPU, same VM)")
+md.append("")
+md.append(f"| copy | memcpy | rd0 | rd0 / memcpy |")
+md.append("|---|---:|---:|---:|")
+md.append(f"| 1 MiB blocks | {fmt(memcpy['copy_1m_mb_per_s'], ' MB/s')} | "
+          f"{fmt(med('rd0', 'read-1m', 'mb'), ' MB/s')} (1M seq read) | {fx(rd_memcpy_1m)} |")
+md.append(f"| 4 KiB blocks | {fmt(memcpy['copy_4k_per_s'], ' /s')} | "
+          f"{fmt(med('rd0', 'randread-qd1-psync'))} IOPS (4k randread QD1) | {fx(rd_memcpy_4k)} |")
+md.append("")
+md.append("### Targets")
+md.append("")
+md.append("| target | measured | verdict |")
+md.append("|---|---:|---|")
+for t in targets:
+    md.append(f"| {t['target']} | {fx(t['value'])} | **{t['verdict']}** |")
+md.append(f"| the bitmap's cost: md randwrite with internal bitmap / none "
+          f"(chunk {cond.get('bitmap_chunk', 'mdadm default')}) | {fx(bitmap_cost)} | stated |")
+md.append("")
+text = "\n".join(md) + "\n"
+with open(os.path.join(out, "results.md"), "w", encoding="utf-8") as f:
+    f.write(text)
+
+# The chart: the article's table (log IOPS) and rd/brd per workload.
+with open(os.path.join(out, "chart-setups.dat"), "w", encoding="utf-8") as f:
+    for case in ("hdd", "hdd-raid1", "rd0", "brd", "md-rd-hdd", "md-rd-2hdd",
+                 "md-brd-hdd", "md-rd-hdd-bitmap"):
+        label = CASES[case].split(". ", 1)[-1].replace("write-mostly", "wm")
+        f.write(f"\"{label}\" {med(case, 'randread-qd32') or 0} "
+                f"{med(case, 'randwrite-qd32') or 0}\n")
+with open(os.path.join(out, "chart-ratios.dat"), "w", encoding="utf-8") as f:
+    for wl, label in WORKLOADS.items():
+        label = label.replace(", ", "\\n")
+        f.write(f"\"{label}\" {rd_brd.get(wl) or 0} {stats_cost.get(wl) or 0}\n")
+gp = f"""
+set terminal pngcairo size 1200,900 font ",10"
+set output "{out}/bench.png"
+set multiplot layout 2,1 title "make bench: kernel {cond.get('kernel')}, qemu TCG, medians of {cond.get('rounds')} rounds"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set key top left
+set grid ytics
+set logscale y
+set ylabel "IOPS (log)"
+set title "The article's table: 4 KiB, libaio, QD32, direct"
+set xtics rotate by -20 noenhanced
+plot "{out}/chart-setups.dat" using 2:xtic(1) title "randread", '' using 3 title "randwrite"
+unset logscale y
+set ylabel "ratio"
+set yrange [0:*]
+set title "rd0 / brd per workload (1.0 = as fast as brd)"
+set key top right
+set bmargin 4
+set xtics norotate noenhanced
+plot "{out}/chart-ratios.dat" using 2:xtic(1) title "rd0 / brd", \\
+     '' using 3 title "rd0 iostats off / on", 1 with lines lw 2 lc rgb "black" title "1.0"
+unset multiplot
+"""
+with open(os.path.join(out, "chart.gp"), "w", encoding="utf-8") as f:
+    f.write(gp)
+subprocess.run(["gnuplot", os.path.join(out, "chart.gp")], check=True)
+
+print()
+print(text)
+for dev, prof in profiles.items():
+    print(f"perf, {dev}, randread QD32 x CPUs (top symbols):")
+    print("\n".join(prof.splitlines()[:15]))
+print(f"results: {out}/results.json, {out}/results.md, {out}/bench.png")

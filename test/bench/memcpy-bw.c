@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The physical limit for make bench: how fast this CPU copies memory, the
+ * only work a RAM disk does per byte. Two figures, on one CPU (the caller
+ * pins it with taskset if it wants):
+ *
+ *   1 MiB copies: memcpy() of 1 MiB blocks from random places in a source
+ *   buffer larger than the caches into a 1 MiB destination, in MB/s (the
+ *   ceiling for a 1 MiB read from a RAM disk);
+ *   4 KiB copies: memcpy() of 4 KiB pages from random places in the same
+ *   source into one 4 KiB destination, copies per second (the ceiling for
+ *   4 KiB random reads on one CPU).
+ *
+ *   memcpy-bw [SECONDS [SOURCE_MIB]]      prints one JSON object
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MIB (1024UL * 1024UL)
+#define PAGE 4096UL
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* xorshift64: a cheap generator, so the timing is the copies' */
+static uint64_t next_rand(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/*
+ * Copy @block-byte blocks from random block-aligned places in @src
+ * (@src_size bytes) to @dst for about @secs seconds; returns the number
+ * of copies and their time through @elapsed.
+ */
+static unsigned long copy_loop(unsigned char *dst, const unsigned char *src,
+			       size_t src_size, size_t block, double secs,
+			       double *elapsed)
+{
+	size_t nblocks = src_size / block;
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+	unsigned long copies = 0;
+	double start = now(), t = start;
+
+	while (t - start < secs) {
+		/* 64 copies between clock reads: the clock costs too */
+		for (int i = 0; i < 64; i++) {
+			size_t at = (size_t)(next_rand(&seed) % nblocks) * block;
+
+			memcpy(dst, src + at, block);
+			/* keep the compiler from dropping the copy */
+			__asm__ __volatile__("" : : "r"(dst) : "memory");
+		}
+		copies += 64;
+		t = now();
+	}
+	*elapsed = t - start;
+	return copies;
+}
+
+static long parse_arg(const char *s, long min, long max, const char *what)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max) {
+		fprintf(stderr, "memcpy-bw: bad %s: %s\n", what, s);
+		exit(2);
+	}
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	double secs = 3, t_big, t_small;
+	size_t src_size = 256 * MIB;
+	unsigned char *src, *dst;
+	unsigned long n_big, n_small;
+
+	if (argc > 3) {
+		fprintf(stderr, "usage: memcpy-bw [SECONDS [SOURCE_MIB]]\n");
+		return 2;
+	}
+	if (argc > 1)
+		secs = (double)parse_arg(argv[1], 1, 600, "seconds");
+	if (argc > 2)
+		src_size = (size_t)parse_arg(argv[2], 8, 65536, "source size") * MIB;
+
+	src = aligned_alloc(PAGE, src_size);
+	dst = aligned_alloc(PAGE, MIB);
+	if (!src || !dst) {
+		fprintf(stderr, "memcpy-bw: out of memory\n");
+		return 1;
+	}
+	/* Touch every page: a first touch would count page faults. */
+	for (size_t i = 0; i < src_size; i++)
+		src[i] = (unsigned char)(i * 2654435761U >> 13);
+	memset(dst, 0, MIB);
+
+	n_big = copy_loop(dst, src, src_size, MIB, secs, &t_big);
+	n_small = copy_loop(dst, src, src_size, PAGE, secs, &t_small);
+
+	printf("{\"source_mib\": %zu, \"seconds\": %.0f, "
+	       "\"copy_1m_mb_per_s\": %.1f, \"copy_4k_per_s\": %.0f, "
+	       "\"copy_4k_mb_per_s\": %.1f}\n",
+	       src_size / MIB, secs,
+	       (double)n_big * MIB / t_big / 1e6,
+	       (double)n_small / t_small,
+	       (double)n_small * PAGE / t_small / 1e6);
+	free(src);
+	free(dst);
+	return 0;
+}
