@@ -7,6 +7,8 @@
 #   make check-vm         the VM suite alone, on Debian's 6.1 and 6.12
 #   make check-stress     the concurrency part of it
 #   make check-boot       real reboots and a power cut of a Debian image
+#   make check-crash      crash consistency: dm-log-writes under the mirror's
+#                         disk, replayed to every flush (CRASH_OPS=N: more)
 #   make check-kunit      KUnit tests and the VM suite on a debug kernel
 #                         (KASAN, lockdep, kmemleak) built from linux-source-6.12
 #   make bench            rd0 against the kernel's brd, fio, in a VM
@@ -46,8 +48,15 @@ test/helpers/rd-ioctl: test/helpers/rd-ioctl.c module/uapi/rdmirror.h
 test/helpers/rd-ioctl-fuzz: test/helpers/rd-ioctl-fuzz.c module/uapi/rdmirror.h
 	$(CC) $(HOST_CFLAGS) -pthread -o $@ $<
 
+test/helpers/crash-workload: test/helpers/crash-workload.c
+	$(CC) $(HOST_CFLAGS) -o $@ $<
+
+test/helpers/log-replay: test/helpers/log-replay.c
+	$(CC) $(HOST_CFLAGS) -o $@ $<
+
 # What the VM suite runs on the host's userspace.
-tools: utils test/helpers/rd-ioctl test/helpers/rd-ioctl-fuzz
+tools: utils test/helpers/rd-ioctl test/helpers/rd-ioctl-fuzz test/helpers/crash-workload \
+	test/helpers/log-replay
 
 deps:
 	test/deps.sh
@@ -67,6 +76,11 @@ check-stress: deps tools
 check-kunit: deps tools
 	test/kunit/run
 
+# Crash consistency (dm-log-writes, replayed on the host); CRASH_OPS=N for
+# more crash points (test/crash/run).
+check-crash: deps tools
+	test/crash/run
+
 demo: deps tools
 	test/demo/run
 
@@ -78,11 +92,12 @@ fuzz: deps
 	test/fuzz/run $(FUZZ_SECONDS)
 
 clean:
-	rm -rf build test/helpers/rd-ioctl test/helpers/rd-ioctl-fuzz
+	rm -rf build test/helpers/rd-ioctl test/helpers/rd-ioctl-fuzz test/helpers/crash-workload \
+		test/helpers/log-replay
 	-$(MAKE) -C utils clean
 	-test -d "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(CURDIR)/module clean
 
-.PHONY: all module utils tools deps check check-vm check-boot check-stress check-kunit demo bench fuzz clean
+.PHONY: all module utils tools deps check check-vm check-boot check-stress check-kunit check-crash demo bench fuzz clean
 
 # --- installation ----------------------------------------------------------
 
