@@ -84,6 +84,7 @@ static int read_member(const char *mddir, const char *entry, struct md_member *m
 	m->in_sync = has_flag(m->state, "in_sync");
 	m->faulty = has_flag(m->state, "faulty");
 	m->spare = has_flag(m->state, "spare");
+	m->write_error = has_flag(m->state, "write_error");
 	return 0;
 }
 

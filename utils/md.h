@@ -12,6 +12,7 @@ struct md_member {
 	bool is_ram;		/* an rd disk */
 	char *state;		/* dev-X/state as is: "in_sync,write_mostly"; NULL unknown */
 	bool write_mostly, in_sync, faulty, spare;
+	bool write_error;	/* md saw a write to it fail (state "write_error") */
 	int slot;		/* -1 when none or unknown */
 };
 

@@ -288,12 +288,17 @@ static int detach_disk(unsigned index)
 	return 0;
 }
 
-/* Remove a faulty RAM member from the array and detach it. */
-static int drop_faulty(struct boot_item *it, const char *mdname, const char *rd)
+/*
+ * Remove a faulty RAM member from the array and detach it. A member that
+ * failed a write but that md kept (FAIL: it recorded bad blocks instead)
+ * is failed first: it is no longer a whole copy, a fresh one is.
+ */
+static int drop_faulty(struct boot_item *it, const char *mdname, const char *rd, bool fail)
 {
 	char *dev = md_dev_path(mdname), *path = md_dev_path(rd), *msg = NULL;
 	unsigned index;
-	int r = mdadm_call(NULL, &msg, dev, "--remove", path, NULL);
+	int r = fail ? mdadm_call(NULL, &msg, dev, "--fail", path, "--remove", path, NULL)
+		     : mdadm_call(NULL, &msg, dev, "--remove", path, NULL);
 
 	free(dev);
 	free(path);
@@ -401,7 +406,7 @@ static void restore_one(const struct conf_mirror *m, const struct opts *o, struc
 		goto out;
 	}
 	rm = rd_member(&a);
-	if (rm && !rm->faulty) {
+	if (rm && !rm->faulty && !rm->write_error) {
 		it->action = "already";
 		it->rd = xstrdup(rm->name);
 		if (rd_parse_name(rm->name, &index)) {
@@ -423,7 +428,7 @@ static void restore_one(const struct conf_mirror *m, const struct opts *o, struc
 		free(wm);
 		goto wait;
 	}
-	if (rm && drop_faulty(it, mdname, rm->name) < 0) {
+	if (rm && drop_faulty(it, mdname, rm->name, !rm->faulty) < 0) {
 		md_array_clear(&a);
 		goto out;
 	}

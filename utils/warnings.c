@@ -28,6 +28,16 @@ static void array_warnings(const struct md_array *a, struct warnings *w)
 		const struct md_member *m = &a->members[i];
 
 		if (m->is_ram) {
+			/*
+			 * A write the RAM member failed (out of memory): md
+			 * keeps it but records bad blocks, whose reads go to
+			 * the disks from then on; nothing is lost, but the
+			 * member is no longer a whole copy.
+			 */
+			if (m->write_error && !m->faulty)
+				add(w, "ram_write_error", a->name, m->name,
+				    xasprintf("%s: RAM member %s failed a write (out of memory?): md reads the blocks it lost from the disks; rdctl --restore replaces it",
+					      a->name, m->name));
 			if (!m->in_sync)
 				add(w, "ram_not_in_sync", a->name, m->name,
 				    xasprintf("%s: RAM member %s is %s, not in sync: reads are not served from RAM",

@@ -32,6 +32,7 @@ struct warnings {
  *   ram_not_in_sync    an rd member is not in sync (faulty, spare, rebuilding)
  *   kernel_md_bug      the running kernel has a known md bug (kernel_bugs.h)
  *   want_replacement   a persistent member had write errors (md will replace it)
+ *   ram_write_error    the RAM member failed a write and md kept it (bad blocks)
  */
 void warnings_compute(const struct md_array *arrays, size_t narrays,
 		      const struct rd_disk *disks, size_t ndisks,

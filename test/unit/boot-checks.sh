@@ -226,6 +226,14 @@ mdadm /dev/md0 --add /dev/rd3"
 boot_tree
 rd_member 0 faulty
 vg "restore faulty" 0 --restore --config "$conf" --json
+# --- a RAM member md kept after a failed write (bad blocks) is replaced ---
+boot_tree
+rd_member 0 in_sync,write_error,want_replacement
+run "restore write_error" 0 --restore --config "$conf"
+expect_log "restore write_error log" "mdadm /dev/md0 --fail /dev/rd0 --remove /dev/rd0
+ioctl REMOVE 0 0
+ioctl ADD 1074790400 0
+mdadm /dev/md0 --add /dev/rd3"
 
 # --- release: fail + remove through mdadm, then the detach ioctl ---
 boot_tree

@@ -7,7 +7,8 @@
 
 static char s_md0[] = "md0", s_raid1[] = "raid1", s_clean[] = "clean", s_rd0[] = "rd0", s_sdb[] = "sdb",
 	s_sdc[] = "sdc", s_in_sync[] = "in_sync", s_wm[] = "in_sync,write_mostly", s_faulty[] = "faulty",
-	s_spare[] = "spare", s_idle[] = "idle", s_recover[] = "recover", s_check[] = "check";
+	s_spare[] = "spare", s_idle[] = "idle", s_recover[] = "recover", s_check[] = "check",
+	s_werr[] = "in_sync,write_error,want_replacement";
 
 static struct md_member mem(char *name, bool ram, char *state)
 {
@@ -20,6 +21,7 @@ static struct md_member mem(char *name, bool ram, char *state)
 	m.write_mostly = strstr(state, "write_mostly") != NULL;
 	m.faulty = strstr(state, "faulty") != NULL;
 	m.spare = strstr(state, "spare") != NULL;
+	m.write_error = strstr(state, "write_error") != NULL;
 	m.slot = m.in_sync ? 0 : -1;
 	return m;
 }
@@ -132,6 +134,20 @@ void test_warnings(void)
 	      strstr(x->message, "not yet served from RAM") != NULL);
 	x = find(&w, "ram_not_in_sync");
 	CHECK(x != NULL);
+	CHECK_STR(x ? x->device : NULL, "rd0");
+	warnings_free(&w);
+
+	/*
+	 * the RAM member failed a write (out of memory) and md kept it with
+	 * bad blocks: one warning, which names the fix; not want_replacement,
+	 * which is about persistent members
+	 */
+	m[0] = mem(s_rd0, true, s_werr);
+	a = arr(m, 3, s_idle, 0);
+	warnings_compute(&a, 1, NULL, 0, &mi, &w);
+	CHECK_U64(w.n, 1);
+	x = find(&w, "ram_write_error");
+	CHECK(x != NULL && strstr(x->message, "rdctl --restore replaces it") != NULL);
 	CHECK_STR(x ? x->device : NULL, "rd0");
 	warnings_free(&w);
 
