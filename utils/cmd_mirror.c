@@ -713,6 +713,22 @@ int cmd_convert(const struct opts *o, const char *array)
 					     kname, r.rd));
 		goto out;
 	}
+	/*
+	 * With write-behind, md would acknowledge writes once the RAM member
+	 * has them, before the disks do: every write must be on disk first.
+	 */
+	if (a.write_behind > 0) {
+		s = xasprintf("%s/block/%s/md/bitmap/backlog", sysfs_root(), kname);
+		rc = mirror_sysfs(&r, false, s, "0");
+		free(s);
+		if (rc) {
+			rc = mirror_failed(xasprintf("%s has its RAM member %s, but write-behind is still on: a power cut can lose acknowledged writes; turn it off: echo 0 > %s/block/%s/md/bitmap/backlog",
+						     kname, r.rd, sysfs_root(), kname));
+			goto out;
+		}
+		mirror_note(&r, xasprintf("write-behind turned off (it was up to %d writes): every write is on the disks before it is acknowledged",
+					  a.write_behind));
+	}
 	rc = finish_mirror(&r, o, kname, mdpath);
 	if (rc)
 		goto out;

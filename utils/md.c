@@ -126,6 +126,7 @@ int md_array_read(const char *name, struct md_array *a)
 	    (r = read_opt_int(dir, "raid_disks", &a->raid_disks)) < 0 ||
 	    (r = read_opt_int(dir, "degraded", &a->degraded)) < 0 ||
 	    (r = read_opt_str(dir, "sync_action", &a->sync_action)) < 0 ||
+	    (r = read_opt_int(dir, "bitmap/backlog", &a->write_behind)) < 0 ||
 	    (r = read_sync_completed(dir, a)) < 0 ||
 	    (r = read_opt_str(dir, "sync_speed", &s)) < 0)
 		goto out;

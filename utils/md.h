@@ -27,6 +27,7 @@ struct md_array {
 	uint64_t sync_done, sync_total;	/* sectors */
 	bool has_speed;
 	uint64_t sync_speed;	/* KiB/s as md reports it */
+	int write_behind;	/* bitmap/backlog: write-behind limit, 0 off; -1 unknown */
 	struct md_member *members;
 	size_t nmembers;
 };

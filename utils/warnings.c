@@ -64,6 +64,15 @@ static void array_warnings(const struct md_array *a, struct warnings *w)
 		add(w, "one_persistent", a->name, NULL,
 		    xasprintf("%s has only one persistent member: one disk failure from losing everything",
 			      a->name));
+	/*
+	 * Write-behind: md acknowledges a write once the non-write-mostly
+	 * member (RAM) has it, and a flush does not wait for the disks
+	 * (the crash-consistency test showed fsynced files lost with it).
+	 */
+	if (a->write_behind > 0)
+		add(w, "write_behind", a->name, NULL,
+		    xasprintf("%s has write-behind on (up to %d writes): md acknowledges a write once RAM has it, before the disks do, so a power cut can lose writes that fsync reported done; turn it off: echo 0 > /sys/block/%s/md/bitmap/backlog",
+			      a->name, a->write_behind, a->name));
 	if (a->degraded > 0)
 		add(w, "degraded", a->name, NULL,
 		    xasprintf("%s is degraded (%d missing member%s): check mdadm --detail /dev/%s",

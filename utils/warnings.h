@@ -33,6 +33,7 @@ struct warnings {
  *   kernel_md_bug      the running kernel has a known md bug (kernel_bugs.h)
  *   want_replacement   a persistent member had write errors (md will replace it)
  *   ram_write_error    the RAM member failed a write and md kept it (bad blocks)
+ *   write_behind       md acknowledges writes before the disks have them
  */
 void warnings_compute(const struct md_array *arrays, size_t narrays,
 		      const struct rd_disk *disks, size_t ndisks,

@@ -52,6 +52,19 @@ UUID=$uuid auto"
 expect_err_has "convert: mdadm.conf hint" "md0 is not in mdadm.conf"
 expect_err_has "convert: the mdadm.conf line" "ARRAY /dev/md0 metadata=1.2 UUID=$uuid"
 
+# --- convert turns md's write-behind off: with it, md acknowledges a write
+# once the RAM member has it, before the disks do
+raid1_tree
+md_put bitmap/backlog 256
+run "convert write-behind" 0 --convert /dev/md0 --config "$conf"
+expect_out_has "convert write-behind: prints the write" "echo 0 > $broot/sys/block/md0/md/bitmap/backlog"
+if [ "$(cat "$broot/sys/block/md0/md/bitmap/backlog")" = 0 ]; then pass; else fail "convert write-behind: backlog is $(cat "$broot/sys/block/md0/md/bitmap/backlog")"; fi
+if grep -qF "rdctl: warning: write-behind turned off (it was up to 256 writes)" "$err"; then pass; else fail "convert write-behind: stderr: $(cat "$err")"; fi
+raid1_tree
+md_put bitmap/backlog 0
+run "convert no write-behind" 0 --convert /dev/md0 --config "$conf"
+expect_out_lacks "convert no write-behind: no write" "bitmap/backlog"
+
 # the same with the array in mdadm.conf, --prealloc, a size, JSON
 raid1_tree
 echo "ARRAY /dev/md0 metadata=1.2 UUID=$uuid" >"$RDCTL_MDADM_CONF"

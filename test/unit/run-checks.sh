@@ -21,6 +21,14 @@ trap 'rm -rf "$tmp"' EXIT
 
 pass() { passed=$((passed + 1)); }
 fail() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+# A misspelt check (a helper that does not exist) is a failure, not a
+# "command not found" on stderr that the count never sees. (bash runs this
+# handler in a subshell: it counts through a file.)
+command_not_found_handle() {
+	echo "FAIL: no such command in the checks: $1" >&2
+	echo "$1" >>"$tmp/not-found"
+	return 127
+}
 
 # --- C unit tests ---------------------------------------------------------
 if "$here/unit_tests" >"$tmp/unit.out" 2>"$tmp/unit.err"; then :; fi
@@ -71,6 +79,9 @@ expect_err_has() {	# NAME TEXT: stderr is one line starting "rdctl: " and holdin
 }
 expect_out_has() {
 	if grep -qF -- "$2" "$out"; then pass; else fail "$1: stdout lacks '$2': $(cat "$out")"; fi
+}
+expect_out_lacks() {	# NAME TEXT: stdout does not hold TEXT
+	if ! grep -qF -- "$2" "$out"; then pass; else fail "$1: stdout has '$2': $(cat "$out")"; fi
 }
 expect_no_out() {
 	if [ ! -s "$out" ]; then pass; else fail "$1: unexpected stdout: $(cat "$out")"; fi
@@ -454,5 +465,6 @@ else
 	fail "completion: $(cat "$err")"
 fi
 
+if [ -s "$tmp/not-found" ]; then failed=$((failed + $(wc -l <"$tmp/not-found"))); fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

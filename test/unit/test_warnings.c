@@ -151,6 +151,17 @@ void test_warnings(void)
 	CHECK_STR(x ? x->device : NULL, "rd0");
 	warnings_free(&w);
 
+	/* write-behind: md acknowledges writes before the disks have them */
+	m[0] = mem(s_rd0, true, s_in_sync);
+	a = arr(m, 3, s_idle, 0);
+	a.write_behind = 256;
+	warnings_compute(&a, 1, NULL, 0, &mi, &w);
+	CHECK_U64(w.n, 1);
+	x = find(&w, "write_behind");
+	CHECK(x != NULL && strstr(x->message, "up to 256 writes") != NULL &&
+	      strstr(x->message, "echo 0 > /sys/block/md0/md/bitmap/backlog") != NULL);
+	warnings_free(&w);
+
 	/* a check does not count as a resync */
 	m[0] = mem(s_rd0, true, s_in_sync);
 	a = arr(m, 3, s_check, 0);
