@@ -15,8 +15,16 @@ static blk_status_t rd_do_rw(struct rd_device *rd, struct bio *bio)
 {
 	sector_t sector = bio->bi_iter.bi_sector;
 	bool write = op_is_write(bio_op(bio));
-	/* md and io_uring may ask us not to block: no reclaim then. */
-	gfp_t gfp = (bio->bi_opf & REQ_NOWAIT) ? GFP_NOWAIT : GFP_NOIO;
+	/*
+	 * md and io_uring may ask us not to block: no reclaim then.
+	 * Otherwise reclaim as long as it makes progress, then fail the
+	 * write (__GFP_RETRY_MAYFAIL) rather than loop in the allocator
+	 * until the OOM killer takes someone's process: md then fails the
+	 * RAM member and the array goes on from its disks, which hold every
+	 * write. The RAM member is a copy; a user's process is not.
+	 */
+	gfp_t gfp = (bio->bi_opf & REQ_NOWAIT) ? GFP_NOWAIT :
+		    GFP_NOIO | __GFP_RETRY_MAYFAIL;
 	struct bvec_iter iter;
 	struct bio_vec bv;
 
