@@ -5,7 +5,8 @@
 #   make demo             the main job, in a VM: before/after table
 #   make check            every test (installs its own dependencies)
 #   make check-vm         the VM suite alone, on Debian's 6.1 and 6.12
-#   make check-stress     the concurrency part of it
+#   make check-stress     the concurrency part of it and the torture suite
+#                         (STRESS_MINUTES=N: a soak of N minutes a kernel)
 #   make check-boot       real reboots and a power cut of a Debian image
 #   make check-crash      crash consistency: dm-log-writes under the mirror's
 #                         disk, replayed to every flush (CRASH_OPS=N: more)
@@ -70,8 +71,11 @@ check-vm: deps tools
 check-boot: deps tools
 	test/boot/run
 
+# The concurrency suite and the torture suite; STRESS_MINUTES=N repeats the
+# torture's fault cycle for N minutes on each kernel (a soak; default: one
+# cycle, as make check runs it).
 check-stress: deps tools
-	test/vm/run test/bats/stress.bats
+	STRESS_MINUTES="$(STRESS_MINUTES)" test/vm/run test/bats/stress.bats test/bats/torture.bats
 
 check-kunit: deps tools
 	test/kunit/run
