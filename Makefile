@@ -12,7 +12,10 @@
 #                         disk, replayed to every flush (CRASH_OPS=N: more)
 #   make check-kunit      KUnit tests and the VM suite on a debug kernel
 #                         (KASAN, lockdep, kmemleak) built from linux-source-6.12
-#   make bench            rd0 against the kernel's brd, fio, in a VM
+#   make bench            the article's table on written data in a VM: HDD,
+#                         RAID1, rd0, brd and RAM mirrors, memcpy as the
+#                         ceiling; JSON, chart and doc in build/bench/
+#                         (BENCH_ARGS="-r 5 -u" for more rounds, into docs/)
 #   make lint             checkpatch, sparse, W=1, shellcheck, man page
 #   make fuzz             libFuzzer on rdctl's parsers (size, config, sysfs and
 #                         /proc values, mdadm output), FUZZ_SECONDS (15) each
@@ -89,7 +92,7 @@ demo: deps tools
 	test/demo/run
 
 bench: deps tools
-	test/bench/run
+	test/bench/run $(BENCH_ARGS)
 
 FUZZ_SECONDS ?= 15
 fuzz: deps
