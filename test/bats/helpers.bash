@@ -30,6 +30,14 @@ rd_hdd_writes() {
 	echo "$total"
 }
 
+# rd_debug_kernel: true on the debug kernel (test/kernel/build, its
+# release ends in "-rdtest"), where KASAN, lockdep and kmemleak make every
+# page copied and every process started several times dearer under TCG:
+# some tests do fewer rounds of the same work there.
+rd_debug_kernel() {
+	[[ "$(uname -r)" == *-rdtest ]]
+}
+
 rd_common_setup() {
 	RD_LOG_MARK="rdtest: start of test $BATS_SUITE_TEST_NUMBER ($RANDOM$RANDOM)"
 	echo "$RD_LOG_MARK" >/dev/kmsg

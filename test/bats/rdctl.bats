@@ -229,6 +229,10 @@ json_get() {
 	[[ "$output" == *md0* ]]
 	[[ "$output" == *"$(hdd 2)"* ]]
 	[[ "$output" == *"not write-mostly"* ]] || [[ "$output" == *"not_write_mostly"* ]]
+	# the resync at full speed again (at 1000 KB/s its 64 MiB kept the VM
+	# idle for most of a minute)
+	echo 200000 >/proc/sys/dev/raid/speed_limit_max
+	echo 500000 >/proc/sys/dev/raid/speed_limit_min
 	mdadm --wait /dev/md0 || true
 }
 
