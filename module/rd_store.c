@@ -58,6 +58,23 @@ void rd_store_destroy(struct rd_device *rd)
 }
 EXPORT_SYMBOL_IF_KUNIT(rd_store_destroy);
 
+/*
+ * The page at @idx, or NULL; the caller holds rcu_read_lock() until it is
+ * done with the page. This is xa_load() without the RCU section xa_load()
+ * opens inside the caller's: one section a page instead of two nested
+ * ones (out-of-line calls on PREEMPT_RCU kernels), on every read and write.
+ */
+static struct page *rd_store_lookup(struct rd_device *rd, pgoff_t idx)
+{
+	XA_STATE(xas, &rd->pages, idx);
+	void *entry;
+
+	do {
+		entry = xas_load(&xas);
+	} while (xas_retry(&xas, entry));
+	return xa_is_zero(entry) ? NULL : entry;
+}
+
 /* Copy @len bytes at @sector (within one page) to @dst; holes read as 0. */
 void rd_store_read(struct rd_device *rd, sector_t sector, struct page *dst,
 		   unsigned int dst_off, unsigned int len)
@@ -65,7 +82,7 @@ void rd_store_read(struct rd_device *rd, sector_t sector, struct page *dst,
 	struct page *page;
 
 	rcu_read_lock();
-	page = xa_load(&rd->pages, rd_sector_page(sector));
+	page = rd_store_lookup(rd, rd_sector_page(sector));
 	if (page)
 		memcpy_page(dst, dst_off, page, rd_sector_offset(sector), len);
 	else
@@ -88,7 +105,7 @@ int rd_store_write(struct rd_device *rd, sector_t sector, struct page *src,
 
 	for (;;) {
 		rcu_read_lock();
-		page = xa_load(&rd->pages, idx);
+		page = rd_store_lookup(rd, idx);
 		if (page) {
 			memcpy_page(page, off, src, src_off, len);
 			rcu_read_unlock();
@@ -125,7 +142,7 @@ static void rd_store_zero(struct rd_device *rd, pgoff_t idx, unsigned int off,
 	struct page *page;
 
 	rcu_read_lock();
-	page = xa_load(&rd->pages, idx);
+	page = rd_store_lookup(rd, idx);
 	if (page)
 		memzero_page(page, off, len);
 	rcu_read_unlock();
