@@ -285,5 +285,12 @@ print()
 print(text)
 for dev, prof in profiles.items():
     print(f"perf, {dev}, randread QD32 x CPUs (top symbols):")
-    print("\n".join(prof.splitlines()[:15]))
+    lines = prof.splitlines()
+    print("\n".join(lines[:15]))
+    # the device's own code, however far down the list it is (with
+    # --kallsyms perf puts module symbols in [kernel.vmlinux])
+    own = [ln for ln in lines[15:] if any(k in ln for k in ("[rdmirror]", " rd_", " brd_"))]
+    if own:
+        print(f"  ... and the device's own code further down ({dev}):")
+        print("\n".join(own))
 print(f"results: {out}/results.json, {out}/results.md, {out}/bench.png")
