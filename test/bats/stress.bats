@@ -25,7 +25,7 @@ churn() {
 }
 
 # verify_rounds ROUNDS: on rd0 and rd1 at once, fio writes every 4 KiB
-# block of 64 MiB once in random order, then reads all of them back and
+# block of $fio_mib MiB once in random order, then reads all of them back and
 # checks every byte. Not --time_based: that skips fio's final verify pass.
 # Each round writes a pattern of its own (a random word, then the block's
 # offset, repeated), so a block that kept the last round's data fails:
@@ -36,7 +36,7 @@ verify_rounds() {
 	local r n=0
 	for r in $(seq "$1"); do
 		fio --name=v --rw=randwrite --bs=4k --ioengine=libaio --iodepth=4 --direct=1 \
-			--filename=/dev/rd0:/dev/rd1 --size=128M --randseed="$r" \
+			--filename=/dev/rd0:/dev/rd1 --size="${fio_mib}M" --randseed="$r" \
 			--verify=pattern --verify_pattern="0x$(printf '%04x%04x' "$RANDOM" "$RANDOM")%o" \
 			--do_verify=1 --verify_fatal=1 --verify_state_save=0 \
 			--output-format=json >"$T/fio-$r.json" || return 1
@@ -54,12 +54,13 @@ print(j["read"]["io_bytes"])' "$T/fio-$r.json")))
 	free_before=$(mem_free_kib)
 	rd_add $((64 * MiB))
 	rd_add $((64 * MiB))
-	# Four fio rounds and 12 churn rounds a process; on the debug kernel
-	# (its release ends in "rdtest"), where KASAN makes each verify pass of
-	# 128 MiB cost ~80 s and every process up to a second, one fio round
-	# and 4 churn rounds: still 12 attach/detach cycles beside the fio round.
-	rounds=4 churns=12
-	if rd_debug_kernel; then rounds=1 churns=4; fi
+	# Four fio rounds of 128 MiB and 12 churn rounds a process; on the
+	# debug kernel (its release ends in "rdtest"), where KASAN makes each
+	# verify pass of 128 MiB cost ~80 s and every process up to a second,
+	# one fio round of 32 MiB and 4 churn rounds: still 12 attach/detach
+	# cycles beside the fio round.
+	rounds=4 churns=12 fio_mib=128
+	if rd_debug_kernel; then rounds=1 churns=4 fio_mib=32; fi
 	verify_rounds "$rounds" & fio_pid=$!
 	churn a "$churns" & p1=$!
 	churn b "$churns" & p2=$!
@@ -71,11 +72,11 @@ print(j["read"]["io_bytes"])' "$T/fio-$r.json")))
 	[ -e /sys/block/rd0 ]
 	[ -e /sys/block/rd1 ]
 	# every byte written was read back and compared: fio's verify pass
-	# read all it wrote (128 MiB a round), the churn all of its 4 MiB each
+	# read all it wrote ($fio_mib MiB a round), the churn all of its 4 MiB each
 	fio_bytes=$(cat "$T/verified-fio")
 	churn_bytes=$(($(cat "$T/verified-a") + $(cat "$T/verified-b") + $(cat "$T/verified-c")))
 	echo "verified: fio $fio_bytes bytes, churn $churn_bytes bytes"
-	[ "$fio_bytes" = $((rounds * 128 * MiB)) ]
+	[ "$fio_bytes" = $((rounds * fio_mib * MiB)) ]
 	[ "$churn_bytes" = $((3 * churns * 4 * MiB)) ]
 	rd_cleanup
 	[ -z "$(find /sys/block -name 'rd*')" ]
@@ -83,6 +84,6 @@ print(j["read"]["io_bytes"])' "$T/fio-$r.json")))
 	free_after=$(mem_free_kib)
 	echo "MemFree before $free_before KiB, after $free_after KiB"
 	# Within 16 MiB: the test wrote more than 600 MiB through rd disks
-	# (about 190 MiB on the debug kernel).
+	# (about 100 MiB on the debug kernel).
 	[ $((free_before - free_after)) -lt 16384 ]
 }
