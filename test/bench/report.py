@@ -53,6 +53,13 @@ runs = {}
 # pair of (IOPS, MB/s) a round, from the same fio run.
 pairs = {}
 md_pairs = {}
+# rd0 against rd1 at once: alike (the method's check), and with rd1's
+# I/O statistics the other way
+aa_pairs = {}
+stat_pairs = {}
+PAIRS = {"together": (("rd0", "ram0"), pairs), "together-md": (("md0", "md1"), md_pairs),
+         "together-aa": (("rd0", "rd1"), aa_pairs),
+         "together-iostats": (("rd0", "rd1"), stat_pairs)}
 for path in sorted(glob.glob(os.path.join(out, "raw", "*.json"))):
     m = re.match(r"(.+)--(.+)--(\d+)\.json$", os.path.basename(path))
     if not m:
@@ -64,11 +71,11 @@ for path in sorted(glob.glob(os.path.join(out, "raw", "*.json"))):
     for job in jobs:
         side = job["write"] if "write" in wl else job["read"]
         got[job["jobname"]] = (side["iops"], side["bw_bytes"] / 1e6)
-    if case in ("together", "together-md"):
-        a, b = ("rd0", "ram0") if case == "together" else ("md0", "md1")
+    if case in PAIRS:
+        (a, b), into = PAIRS[case]
         if set(got) != {a, b}:
             sys.exit(f"report: {path} holds jobs {sorted(got)}, not {a} and {b}")
-        (pairs if case == "together" else md_pairs).setdefault(wl, []).append((got[a], got[b]))
+        into.setdefault(wl, []).append((got[a], got[b]))
     else:
         runs.setdefault((case, wl), []).append(got[jobs[0]["jobname"]])
 
@@ -134,6 +141,18 @@ def at_once(wl, source=None):
 
 together = {wl: at_once(wl) for wl in WORKLOADS}
 md_together = {wl: at_once(wl, md_pairs) for wl in ("randread-qd32", "randread-qd32-jobs")}
+CHECK_WL = ("randread-qd1-psync", "randread-qd32-jobs")
+aa_together = {wl: at_once(wl, aa_pairs) for wl in CHECK_WL}
+# rd0 / rd1 with rd1's statistics the other way: off/on is that ratio
+# when the module's default is off, its inverse when it is on
+stat_together = {}
+for wl in CHECK_WL:
+    t = at_once(wl, stat_pairs)
+    if t and cond.get("rd0_iostats", "1") == "1":
+        rs = [b[0] / a[0] for a, b in stat_pairs[wl] if a[0]]
+        t = {"ratio": statistics.median(rs), "rounds": len(rs),
+             "rd_ahead": sum(r > 1 for r in rs), "low": min(rs), "high": max(rs)}
+    stat_together[wl] = t
 together_ratio = {wl: (t["ratio"] if t else None) for wl, t in together.items()}
 # rd0 as the module sets it up, and rd0 with its I/O statistics the
 # other way: off/on is what the statistics cost.
@@ -193,6 +212,8 @@ doc = {
     "results": results, "ratios": {
         "rd_over_brd": rd_brd, "rd_over_brd_at_once": together,
         "md_rd_over_md_brd_at_once": md_together,
+        "rd0_over_rd1_alike_at_once": aa_together,
+        "rd_iostats_off_over_on_at_once": stat_together,
         "rd_iostats_off_over_on": stats_cost,
         "md_rd_hdd_over_hdd": md_hdd, "md_rd_over_md_brd": md_rd_brd,
         "rd_read_1m_over_memcpy_1m": rd_memcpy_1m,
@@ -272,6 +293,19 @@ for wl, label in WORKLOADS.items():
               f"{fx(t['low'])}, {fx(t['high'])} |")
 md.append("")
 md.append("IOPS unless marked MB/s; each device's figure is its share of the CPUs.")
+md.append("")
+md.append("The method's check: rd0 against rd1, a second rd disk of the same size, "
+          "filled, at once in the same way; alike (should be 1.0x), and with rd1's "
+          "per-disk I/O statistics the other way (what the statistics cost).")
+md.append("")
+md.append("| workload | rd0/rd1 alike | lowest, highest round | iostats off/on | lowest, highest round |")
+md.append("|---|---:|---:|---:|---:|")
+for wl in CHECK_WL:
+    a, t = aa_together.get(wl), stat_together.get(wl)
+    md.append(f"| {WORKLOADS[wl]} | {fx(a['ratio'] if a else None)} | "
+              f"{(fx(a['low']) + ', ' + fx(a['high'])) if a else '–'} | "
+              f"{fx(t['ratio'] if t else None)} | "
+              f"{(fx(t['low']) + ', ' + fx(t['high'])) if t else '–'} |")
 md.append("")
 md.append("### Mirrors: rd0 against brd as the RAM member")
 md.append("")
