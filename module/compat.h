@@ -16,23 +16,27 @@
  * A gendisk for a bio-based RAM disk: 512-byte logical and page-sized
  * physical blocks, discard and write-zeroes in whole pages, no rotation,
  * no entropy contribution, NOWAIT (md keeps NOWAIT only if every member
- * has it), I/O statistics on (so iostat shows the reads rd serves).
+ * has it), I/O statistics only if asked for (the iostats parameter).
  * Returns an ERR_PTR on failure.
  */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 0)
-static inline void rd_compat_set_queue_flags(struct request_queue *q)
+static inline void rd_compat_set_queue_flags(struct request_queue *q,
+					     bool iostats)
 {
 	blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
 #ifdef QUEUE_FLAG_SYNCHRONOUS	/* a hint, new in 6.7 */
 	blk_queue_flag_set(QUEUE_FLAG_SYNCHRONOUS, q);
 #endif
 	blk_queue_flag_set(QUEUE_FLAG_NOWAIT, q);
-	blk_queue_flag_set(QUEUE_FLAG_IO_STAT, q);
+	if (iostats)
+		blk_queue_flag_set(QUEUE_FLAG_IO_STAT, q);
+	else
+		blk_queue_flag_clear(QUEUE_FLAG_IO_STAT, q);
 	blk_queue_flag_clear(QUEUE_FLAG_ADD_RANDOM, q);
 }
 #endif
 
-static inline struct gendisk *rd_compat_alloc_disk(void)
+static inline struct gendisk *rd_compat_alloc_disk(bool iostats)
 {
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
 	struct queue_limits lim = {
@@ -44,14 +48,14 @@ static inline struct gendisk *rd_compat_alloc_disk(void)
 		.max_write_zeroes_sectors = UINT_MAX,
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
 		.features		= BLK_FEAT_SYNCHRONOUS | BLK_FEAT_NOWAIT |
-					  BLK_FEAT_IO_STAT,
+					  (iostats ? BLK_FEAT_IO_STAT : 0),
 #endif
 	};
 	struct gendisk *disk = blk_alloc_disk(&lim, NUMA_NO_NODE);
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 0)
 	if (!IS_ERR(disk))
-		rd_compat_set_queue_flags(disk->queue);
+		rd_compat_set_queue_flags(disk->queue, iostats);
 #endif
 	return disk;
 #else
@@ -67,7 +71,7 @@ static inline struct gendisk *rd_compat_alloc_disk(void)
 	blk_queue_max_discard_sectors(q, UINT_MAX);
 	q->limits.discard_granularity = PAGE_SIZE;
 	blk_queue_max_write_zeroes_sectors(q, UINT_MAX);
-	rd_compat_set_queue_flags(q);
+	rd_compat_set_queue_flags(q, iostats);
 	return disk;
 #endif
 }

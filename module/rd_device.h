@@ -79,7 +79,7 @@ int rd_disk_remove(u32 index);
 int rd_disk_resize(u32 index, u64 size);
 int rd_disk_free_pages(u32 index);
 int rd_disk_open(struct gendisk *disk);
-int rd_disks_init(unsigned int max_disks);
+int rd_disks_init(unsigned int max_disks, bool iostats);
 void rd_disks_exit(void);
 
 /* rd_control.c: /dev/rdmirror-control */

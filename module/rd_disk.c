@@ -23,6 +23,7 @@
 static DEFINE_MUTEX(rd_ctl_mutex);
 static DEFINE_IDR(rd_indexes);
 static unsigned int rd_max_disks;
+static bool rd_iostats;
 VISIBLE_IF_KUNIT int rd_major;
 EXPORT_SYMBOL_IF_KUNIT(rd_major);
 
@@ -99,7 +100,7 @@ int rd_disk_add(u64 size, u32 flags, u32 *index)
 			goto out_free_rd;
 	}
 
-	disk = rd_compat_alloc_disk();
+	disk = rd_compat_alloc_disk(rd_iostats);
 	if (IS_ERR(disk)) {
 		err = PTR_ERR(disk);
 		goto out_free_rd;
@@ -253,9 +254,10 @@ int rd_disk_free_pages(u32 index)
 }
 EXPORT_SYMBOL_IF_KUNIT(rd_disk_free_pages);
 
-int rd_disks_init(unsigned int max_disks)
+int rd_disks_init(unsigned int max_disks, bool iostats)
 {
 	rd_max_disks = max_disks;
+	rd_iostats = iostats;
 	rd_major = register_blkdev(0, "rdmirror");
 	return rd_major < 0 ? rd_major : 0;
 }

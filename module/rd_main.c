@@ -16,6 +16,16 @@ static unsigned int max_disks = 64;
 module_param(max_disks, uint, 0444);
 MODULE_PARM_DESC(max_disks, "Most rd disks that may exist at once (1-1024, default 64)");
 
+/*
+ * Off by default, as in brd: per-disk statistics cost 1% to 3% of a 4 KiB
+ * read (docs/BENCHMARKS.md), and md's and the persistent members' own
+ * counters already show where an array's reads go. A disk's
+ * queue/iostats turns them on for that disk at any time.
+ */
+static bool iostats;
+module_param(iostats, bool, 0444);
+MODULE_PARM_DESC(iostats, "Keep I/O statistics for new rd disks (default off)");
+
 static int __init rd_init(void)
 {
 	int err;
@@ -25,7 +35,7 @@ static int __init rd_init(void)
 		       RD_MAX_DISKS_LIMIT, max_disks);
 		return -EINVAL;
 	}
-	err = rd_disks_init(max_disks);
+	err = rd_disks_init(max_disks, iostats);
 	if (err)
 		return err;
 	err = rd_control_init();
