@@ -60,35 +60,28 @@ teardown() { rd_common_teardown; }
 	modprobe rdmirror
 }
 
-# reads DISK: reads the disk's statistics have counted
-stat_reads() {
-	local stat
-	read -ra stat <"/sys/block/$1/stat"
-	echo "${stat[0]}"
-}
-
 @test "I/O statistics: off by default, on per disk through queue/iostats, on for all with iostats=1" {
 	[ "$(cat /sys/module/rdmirror/parameters/iostats)" = N ]
 	rd_add $MiB
 	[ "$(cat /sys/block/rd0/queue/iostats)" = 0 ]
 	dd if=/dev/rd0 of=/dev/null bs=4k count=100 iflag=direct status=none
-	[ "$(stat_reads rd0)" = 0 ]
+	[ "$(disk_reads rd0)" = 0 ]
 	echo 1 >/sys/block/rd0/queue/iostats
 	dd if=/dev/rd0 of=/dev/null bs=4k count=100 iflag=direct status=none
-	[ "$(stat_reads rd0)" -ge 100 ]
+	[ "$(disk_reads rd0)" -ge 100 ]
 	rd_cleanup
 	rmmod rdmirror
 	modprobe rdmirror iostats=1
 	rd_add $MiB
 	[ "$(cat /sys/block/rd0/queue/iostats)" = 1 ]
 	# udev's probe of the new disk may count too
-	before=$(stat_reads rd0)
+	before=$(disk_reads rd0)
 	dd if=/dev/rd0 of=/dev/null bs=4k count=100 iflag=direct status=none
-	[ $(($(stat_reads rd0) - before)) -ge 100 ]
+	[ $(($(disk_reads rd0) - before)) -ge 100 ]
 	echo 0 >/sys/block/rd0/queue/iostats
-	before=$(stat_reads rd0)
+	before=$(disk_reads rd0)
 	dd if=/dev/rd0 of=/dev/null bs=4k count=100 iflag=direct status=none
-	[ "$(stat_reads rd0)" = "$before" ]
+	[ "$(disk_reads rd0)" = "$before" ]
 	rd_cleanup
 	rmmod rdmirror
 	modprobe rdmirror

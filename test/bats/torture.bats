@@ -262,13 +262,12 @@ log_check_oom() {
 	# after the hog, the hog's THPs already unmapped, free pages not yet
 	# grown). That is the kernel's OOM killer, not rdmirror: such a kill
 	# is allowed only after the hog's, and only from a report whose trace
-	# does not pass through rdmirror; it is counted and printed.
+	# does not pass through rdmirror; how many is printed.
 	if [[ "$1" != none ]]; then
 		local others
 		others=$(grep -c 'Out of memory: Killed process' <<<"$OOM_LINES" || true)
 		others=$((others - $(grep -c "Out of memory: Killed process $1 " <<<"$OOM_LINES" || true)))
 		if ((others > 0)); then
-			OOM_OTHERS=$((${OOM_OTHERS:-0} + others))
 			say "the OOM killer took $others more process(es) after the hog, while the hog's memory was still being freed (a kernel race; no such report passes through rdmirror)"
 		fi
 	fi

@@ -144,15 +144,10 @@ md_together = {wl: at_once(wl, md_pairs) for wl in ("randread-qd32", "randread-q
 CHECK_WL = ("randread-qd1-psync", "randread-qd32-jobs")
 aa_together = {wl: at_once(wl, aa_pairs) for wl in CHECK_WL}
 # rd0 / rd1 with rd1's statistics the other way: off/on is that ratio
-# when the module's default is off, its inverse when it is on
-stat_together = {}
-for wl in CHECK_WL:
-    t = at_once(wl, stat_pairs)
-    if t and cond.get("rd0_iostats", "1") == "1":
-        rs = [b[0] / a[0] for a, b in stat_pairs[wl] if a[0]]
-        t = {"ratio": statistics.median(rs), "rounds": len(rs),
-             "rd_ahead": sum(r > 1 for r in rs), "low": min(rs), "high": max(rs)}
-    stat_together[wl] = t
+# when the module's default is off, rd1 / rd0 when it is on
+if cond.get("rd0_iostats", "1") == "1":
+    stat_pairs = {wl: [(b, a) for a, b in ps] for wl, ps in stat_pairs.items()}
+stat_together = {wl: at_once(wl, stat_pairs) for wl in CHECK_WL}
 together_ratio = {wl: (t["ratio"] if t else None) for wl, t in together.items()}
 # rd0 as the module sets it up, and rd0 with its I/O statistics the
 # other way: off/on is what the statistics cost.
