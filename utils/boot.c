@@ -5,7 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
 
+#include "config_edit.h"
 #include "errors.h"
 #include "output_json.h"
 #include "util.h"
@@ -48,6 +52,7 @@ void boot_report_free(struct boot_report *r)
 		struct boot_item *it = &r->v[i];
 
 		free(it->array);
+		free(it->spec);
 		free(it->uuid);
 		free(it->rd);
 		free_names(it->wm, it->nwm);
@@ -66,6 +71,10 @@ static json_t *json_item(const struct boot_item *it)
 	if (!wm)
 		oom();
 	jset(o, "array", json_string(it->array));
+	if (it->spec) {
+		jset(o, "spec", json_string(it->spec));
+		jset(o, "line", json_integer(it->line));
+	}
 	jset(o, "uuid", jstr_or_null(it->uuid));
 	jset(o, "rd", jstr_or_null(it->rd));
 	jset(o, "size", it->has_size ? ju64(it->size) : json_null());
@@ -84,6 +93,67 @@ static json_t *json_item(const struct boot_item *it)
 		jset(o, "error", json_null());
 	}
 	return o;
+}
+
+json_t *boot_report_json(const struct boot_report *r, const char *key, const struct config *cfg)
+{
+	json_t *root = jobj(), *arr = json_array(), *errs = json_array();
+
+	if (!arr || !errs)
+		oom();
+	for (size_t i = 0; i < r->n; i++)
+		if (json_array_append_new(arr, json_item(&r->v[i])) < 0)
+			oom();
+	jset(root, key, arr);
+	if (cfg) {
+		for (size_t i = 0; i < cfg->nerrs; i++) {
+			json_t *e = jobj();
+
+			jset(e, "file", json_string(cfg->path));
+			jset(e, "line", json_integer(cfg->errs[i].line));
+			jset(e, "message", json_string(cfg->errs[i].message));
+			if (json_array_append_new(errs, e) < 0)
+				oom();
+		}
+		jset(root, "config_errors", errs);
+	} else {
+		json_decref(errs);
+	}
+	return root;
+}
+
+const char *boot_run_dir(void)
+{
+	const char *d = getenv("RDCTL_RUN_DIR");
+
+	return d && *d ? d : "/run/rdmirror";
+}
+
+int boot_report_save(const struct boot_report *r, const struct config *cfg)
+{
+	json_t *root = boot_report_json(r, "restore", cfg);
+	struct utsname u;
+	char *text, *path, *msg = NULL;
+	int e = 0;
+
+	jset(root, "time", json_integer((json_int_t)time(NULL)));
+	jset(root, "kernel", uname(&u) == 0 ? json_string(u.release) : json_null());
+	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(root);
+	if (!text)
+		oom();
+	if (mkdir(boot_run_dir(), 0755) < 0 && errno != EEXIST)
+		e = -errno;
+	path = xasprintf("%s/restore.json", boot_run_dir());
+	if (!e)
+		e = config_write_atomic(path, text, &msg);
+	if (e < 0)
+		fprintf(stderr, "rdctl: warning: cannot record the restore in %s (rdctl --status reads it): %s\n", path,
+			msg ? msg : strerror(-e));
+	free(msg);
+	free(path);
+	free(text);
+	return e;
 }
 
 int boot_report_emit(const struct boot_report *r, const char *key, const struct config *cfg, bool json)
@@ -108,29 +178,7 @@ int boot_report_emit(const struct boot_report *r, const char *key, const struct 
 		}
 	}
 	if (json) {
-		json_t *root = jobj(), *arr = json_array(), *errs = json_array();
-
-		if (!arr || !errs)
-			oom();
-		for (size_t i = 0; i < r->n; i++)
-			if (json_array_append_new(arr, json_item(&r->v[i])) < 0)
-				oom();
-		jset(root, key, arr);
-		if (cfg) {
-			for (size_t i = 0; i < cfg->nerrs; i++) {
-				json_t *e = jobj();
-
-				jset(e, "file", json_string(cfg->path));
-				jset(e, "line", json_integer(cfg->errs[i].line));
-				jset(e, "message", json_string(cfg->errs[i].message));
-				if (json_array_append_new(errs, e) < 0)
-					oom();
-			}
-			jset(root, "config_errors", errs);
-		} else {
-			json_decref(errs);
-		}
-		rc = json_emit(root);
+		rc = json_emit(boot_report_json(r, key, cfg));
 	} else if (fflush(stdout) == EOF && !rc) {
 		rc = fail_errno(EIO, "cannot write to standard output");
 	}

@@ -13,45 +13,13 @@
 #include "meminfo.h"
 #include "output_json.h"
 #include "output_text.h"
+#include "status.h"
+#include "status_nagios.h"
+#include "status_prom.h"
 #include "sysfs.h"
 #include "util.h"
 #include "view.h"
 #include "warnings.h"
-
-static int read_disks(struct rd_disk **disks, size_t *n, struct disk_view **views)
-{
-	int r = rd_disks_list(disks, n);
-
-	*views = NULL;
-	if (r < 0)
-		return fail_errno(-r, "cannot read the rd disks in %s/block: %s", sysfs_root(), strerror(-r));
-	*views = xcalloc(*n, sizeof(**views));
-	for (size_t i = 0; i < *n; i++) {
-		r = disk_view_read(&(*disks)[i], &(*views)[i]);
-		if (r < 0) {
-			int e = -r;
-
-			fail_errno(e, "cannot read the md array holding %s in %s/block: %s",
-				   (*disks)[i].name, sysfs_root(), strerror(e));
-			for (size_t j = 0; j < i; j++)
-				disk_view_clear(&(*views)[j]);
-			free(*views);
-			*views = NULL;
-			rd_disks_free(*disks, *n);
-			*disks = NULL;
-			return EXIT_RUNTIME;
-		}
-	}
-	return 0;
-}
-
-static void free_disks(struct rd_disk *disks, struct disk_view *views, size_t n)
-{
-	for (size_t i = 0; views && i < n; i++)
-		disk_view_clear(&views[i]);
-	free(views);
-	rd_disks_free(disks, n);
-}
 
 static json_t *json_disks(const struct rd_disk *disks, const struct disk_view *views, size_t n)
 {
@@ -128,7 +96,7 @@ int cmd_list(const struct opts *o, char *const names[], size_t nnames)
 	struct rd_disk *disks;
 	struct disk_view *views;
 	size_t n, shown;
-	int rc = read_disks(&disks, &n, &views);
+	int rc = status_read_disks(&disks, &n, &views);
 
 	if (rc)
 		return rc;
@@ -136,7 +104,7 @@ int cmd_list(const struct opts *o, char *const names[], size_t nnames)
 	if (nnames) {
 		rc = select_disks(disks, views, &n, names, nnames);
 		if (rc) {
-			free_disks(disks, views, n);
+			status_free_disks(disks, views, n);
 			return rc;
 		}
 		shown = nnames;
@@ -149,63 +117,86 @@ int cmd_list(const struct opts *o, char *const names[], size_t nnames)
 	} else if (list_print(stdout, &o->list, disks, views, shown) < 0 || fflush(stdout) == EOF) {
 		rc = fail_errno(EIO, "cannot write to standard output");
 	}
-	free_disks(disks, views, n);
+	status_free_disks(disks, views, n);
+	return rc;
+}
+
+static int status_json(const struct status *st)
+{
+	json_t *root = jobj(), *ja = json_array(), *jm = json_array(), *jw = json_array();
+
+	if (!ja || !jm || !jw)
+		oom();
+	for (size_t i = 0; i < st->narrays; i++)
+		if (json_array_append_new(ja, json_md_array(&st->arrays[i])) < 0)
+			oom();
+	for (size_t i = 0; i < st->nmirrors; i++)
+		if (json_array_append_new(jm, json_mirror(&st->mirrors[i])) < 0)
+			oom();
+	for (size_t i = 0; i < st->w.n; i++)
+		if (json_array_append_new(jw, json_warning(&st->w.v[i])) < 0)
+			oom();
+	jset(root, "module", json_module(&st->mod));
+	jset(root, "memory", json_memory(&st->mi, st->disks, st->ndisks));
+	jset(root, "disks", json_disks(st->disks, st->views, st->ndisks));
+	jset(root, "arrays", ja);
+	jset(root, "mirrors", jm);
+	jset(root, "warnings", jw);
+	jset(root, "status", json_string(severity_name(warnings_worst(&st->w))));
+	return json_emit(root);
+}
+
+/*
+ * The status could not be read: a monitoring system must see UNKNOWN
+ * (the plugin line, rdmirror_status 3), not only an error on stderr.
+ */
+static int status_unreadable(const struct opts *o, int rc)
+{
+	if (o->nagios) {
+		int r = nagios_unknown(stdout, error_message());
+
+		error_reset();	/* the line says it; nothing more on stderr */
+		return r < 0 || fflush(stdout) == EOF ? EXIT_RUNTIME : r;
+	}
+	/* the error stays on stderr and in the exit status; the metrics say UNKNOWN */
+	if (o->prometheus && (prom_print_unknown(stdout) < 0 || fflush(stdout) == EOF))
+		return EXIT_RUNTIME;
 	return rc;
 }
 
 int cmd_status(const struct opts *o)
 {
-	struct module_info mod;
-	struct meminfo mi;
-	struct rd_disk *disks;
-	struct disk_view *views;
-	struct md_array *arrays = NULL;
-	struct warnings w;
-	size_t n, na = 0;
-	int rc, r;
+	struct status st;
+	enum severity worst;
+	int rc = status_collect(o->config, &st), r;
 
-	r = meminfo_read(&mi);
-	if (r < 0)
-		return fail_errno(-r, "cannot read %s/meminfo: %s", proc_root(), strerror(-r));
-	rc = read_disks(&disks, &n, &views);
 	if (rc)
+		return status_unreadable(o, rc);
+	worst = warnings_worst(&st.w);
+	if (o->nagios) {
+		/* the plugin's exit status is the severity itself */
+		r = nagios_print(stdout, &st);
+		rc = r < 0 || fflush(stdout) == EOF ? fail_errno(EIO, "cannot write to standard output") : r;
+		status_free(&st);
 		return rc;
-	r = md_arrays_with_rd(&arrays, &na);
-	if (r < 0) {
-		free_disks(disks, views, n);
-		return fail_errno(-r, "cannot read the md arrays in %s/block: %s", sysfs_root(), strerror(-r));
 	}
-	module_info_read(&mod);
-	warnings_compute(arrays, na, disks, n, &mi, &w);
 	if (o->quiet) {
 		/* only the exit status */
+	} else if (o->prometheus) {
+		/* the metrics carry the severity: printing them is the success */
+		if (prom_print(stdout, &st) < 0 || fflush(stdout) == EOF)
+			rc = fail_errno(EIO, "cannot write to standard output");
+		status_free(&st);
+		return rc;
 	} else if (o->json) {
-		json_t *root = jobj(), *ja = json_array(), *jw = json_array();
-
-		if (!ja || !jw)
-			oom();
-		for (size_t i = 0; i < na; i++)
-			if (json_array_append_new(ja, json_md_array(&arrays[i])) < 0)
-				oom();
-		for (size_t i = 0; i < w.n; i++)
-			if (json_array_append_new(jw, json_warning(&w.v[i])) < 0)
-				oom();
-		jset(root, "module", json_module(&mod));
-		jset(root, "memory", json_memory(&mi, disks, n));
-		jset(root, "disks", json_disks(disks, views, n));
-		jset(root, "arrays", ja);
-		jset(root, "warnings", jw);
-		rc = json_emit(root);
-	} else if (text_status(stdout, &mod, &mi, disks, n, arrays, na, &w) < 0 || fflush(stdout) == EOF) {
+		rc = status_json(&st);
+	} else if (text_status(stdout, &st) < 0 || fflush(stdout) == EOF) {
 		rc = fail_errno(EIO, "cannot write to standard output");
 	}
-	/* a monitoring check reads the exit status: warnings are not success */
-	if (!rc && w.n)
+	/* a monitoring check reads the exit status: warnings are not success; a warm-up (OK) is */
+	if (!rc && worst > SEV_OK)
 		rc = EXIT_WARNINGS;
-	warnings_free(&w);
-	module_info_clear(&mod);
-	md_arrays_free(arrays, na);
-	free_disks(disks, views, n);
+	status_free(&st);
 	return rc;
 }
 

@@ -32,8 +32,10 @@
 #include "lock.h"
 #include "md.h"
 #include "md_ops.h"
+#include "mdadm_conf.h"
 #include "mirror.h"
 #include "proc.h"
+#include "rd_prepare.h"
 #include "size.h"
 #include "sysfs.h"
 #include "util.h"
@@ -263,6 +265,39 @@ static int config_remove(struct mirror_run *r, const struct opts *o, const char 
 	return rc;
 }
 
+/* Take back the line config_add() added (an undo step). */
+static void config_undo(struct mirror_run *r)
+{
+	char *text = NULL, *msg = NULL;
+	struct config c;
+
+	if (config_file_load(r->config_path, &text, &msg) < 0) {
+		free(msg);
+		return;
+	}
+	config_parse_text(r->config_path, text, &c);
+	for (size_t i = c.n; i-- > 0; ) {
+		int line = c.v[i].line;
+		char *next;
+
+		if (!c.v[i].uuid || !r->uuid || !md_uuid_same(c.v[i].uuid, r->uuid))
+			continue;
+		mirror_step(r, true, xasprintf("# remove line %d of %s: %s", line, r->config_path, c.v[i].spec));
+		next = config_text_drop_lines(text, &line, 1);
+		if (config_write_atomic(r->config_path, next, &msg) < 0) {
+			r->steps[r->nsteps - 1].status = "failed";
+			free(msg);
+			msg = NULL;
+		} else {
+			r->config_changed = false;
+		}
+		free(next);
+		break;
+	}
+	config_free(&c);
+	free(text);
+}
+
 /*
  * Will the array assemble at boot under its name? udev assembles any array
  * it finds from the superblocks; mdadm.conf (and the initramfs copy of it)
@@ -320,6 +355,21 @@ static void check_mdadm_conf(struct mirror_run *r, const char *mdpath)
 				 r->array, r->mdadm_conf_line ? r->mdadm_conf_line : "(see mdadm --detail --brief)"));
 }
 
+/* "mdadm MD --add /dev/rdN" of the fresh RAM disk, its metadata space
+ * made ready first (rd_prepare.h). 0 or an exit code. */
+static int add_ram(struct mirror_run *r, const char *mdpath, const char *kname, const char *rdpath)
+{
+	char *msg = NULL;
+	int e;
+
+	if (!r->dry_run && r->rd && kname && (e = rd_prepare_for_md(r->rd, kname, &msg)) < 0) {
+		e = fail_errno(-e, "%s", msg);
+		free(msg);
+		return e;
+	}
+	return mirror_mdadm(r, false, mdpath, "--add", rdpath, NULL);
+}
+
 /* The RAM member's sync state in words, and --wait. */
 static int finish_sync(struct mirror_run *r, const struct opts *o, const char *kname)
 {
@@ -360,13 +410,111 @@ static int finish_sync(struct mirror_run *r, const struct opts *o, const char *k
  * the mdadm.conf check, the sync state (and --wait). 0 or an exit code. */
 static int finish_mirror(struct mirror_run *r, const struct opts *o, const char *kname, const char *mdpath)
 {
-	int rc = config_add(r, o, kname, o->auto_size);
-
-	if (rc)
-		return mirror_failed(xasprintf("%s runs with its RAM member %s, but is not in the configuration: add the line '%s' to %s by hand, or rdctl --restore will not bring it back after a reboot",
-					       kname, r->rd, r->config_line ? r->config_line : "?", r->config_path));
 	check_mdadm_conf(r, mdpath);
 	return finish_sync(r, o, kname);
+}
+
+/*
+ * One change of the array's mdadm.conf entry (n: num-devices=n, or
+ * MDADM_CONF_DROP), as a step, then the initramfs made again. Nothing
+ * when no entry names the array with a count. 0 or an exit code.
+ */
+static int mdadm_conf_step(struct mirror_run *r, int n)
+{
+	const char *path = mdadm_conf_path();
+	struct mirror_step *st;
+	bool changed = false;
+	char *msg = NULL, *cmd = NULL;
+	int e;
+
+	if (!path || !r->uuid)
+		return 0;
+	e = mdadm_conf_update(path, r->uuid, n, -1, true, &changed, &msg);
+	if (e < 0) {
+		mirror_note(r, xasprintf("cannot check %s: %s", path, msg));
+		return 0;
+	}
+	if (!changed)
+		return 0;
+	st = mirror_step(r, false, n == MDADM_CONF_DROP ?
+			 xasprintf("# %s: drop num-devices= from the ARRAY line of UUID %s (it then fits the array before and after the change)",
+				   path, r->uuid) :
+			 xasprintf("# %s: num-devices=%d in the ARRAY line of UUID %s", path, n, r->uuid));
+	if (!r->dry_run) {
+		e = mdadm_conf_update(path, r->uuid, n, -1, false, &changed, &msg);
+		if (e < 0) {
+			st->status = "failed";
+			e = fail_errno(-e, "%s", msg);
+			free(msg);
+			return e;
+		}
+	}
+	if (initramfs_refresh(true, &cmd, &msg) < 0 || !cmd) {
+		free(cmd);
+		free(msg);
+		return 0;
+	}
+	free(msg);
+	msg = NULL;
+	st = mirror_step(r, false, cmd);
+	cmd = NULL;
+	if (r->dry_run)
+		return 0;
+	e = initramfs_refresh(false, &cmd, &msg);
+	if (e > 0) {
+		st->status = "planned";
+		mirror_note(r, xasprintf("the initramfs may carry the old %s: run %s", path, cmd));
+	} else if (e < 0) {
+		st->status = "failed";
+		mirror_note(r, msg);
+		msg = NULL;
+	}
+	free(cmd);
+	free(msg);
+	return 0;
+}
+
+/* Does a line of the configuration name the array kname? */
+static bool config_names_array(const struct opts *o, const char *kname)
+{
+	struct config c;
+	char *uuid = NULL;
+	bool named = false;
+
+	if (config_read(config_path(o), &c) < 0) {
+		config_free(&c);
+		return false;
+	}
+	for (size_t i = 0; i < c.n && !named; i++) {
+		if (c.v[i].kind == CONF_UUID && !uuid)
+			uuid = md_uuid_of(kname);
+		named = conf_names(&c.v[i], kname, uuid);
+	}
+	free(uuid);
+	config_free(&c);
+	return named;
+}
+
+static int slotted_members(const struct md_array *a)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < a->nmembers; i++)
+		n += !a->members[i].faulty && a->members[i].slot >= 0;
+	return n;
+}
+
+/*
+ * Before the array's device count changes: an mdadm.conf entry that names
+ * it with num-devices= (older installs have them) loses that word, and the
+ * initramfs copy is made again. Dropped, not rewritten: the entry then fits
+ * the array before and after the change (a reboot at any moment assembles
+ * it), and after any later change too; mdadm.conf(5) makes the word
+ * optional, and mdadm takes the count from the superblocks.
+ */
+static int mdadm_conf_fit(struct mirror_run *r)
+{
+	return mdadm_conf_step(r, MDADM_CONF_DROP);
 }
 
 static int print_summary(struct mirror_run *r, char *text)
@@ -413,6 +561,61 @@ static char *wait_link(const char *name)
 	return k;
 }
 
+/*
+ * Is kname what an interrupted --create of these disks left: every one of
+ * them a write-mostly member, nothing else in it, and one slot more (the
+ * RAM slot, missing)? Then running --create again adds its line and
+ * finishes it.
+ */
+static bool created_here(const struct opts *o, const char *kname, char *const disks[], size_t ndisks)
+{
+	struct md_array a;
+	size_t found = 0;
+	bool ours;
+
+	(void)o;
+	if (md_array_read(kname, &a) < 0)
+		return false;
+	ours = a.raid_disks == (int)ndisks + 1 && a.nmembers == ndisks;
+	for (size_t i = 0; ours && i < a.nmembers; i++) {
+		const struct md_member *m = &a.members[i];
+		char *dev = md_dev_path(m->name);
+		char *real = realpath(dev, NULL);
+
+		ours = !m->is_ram && m->write_mostly;
+		for (size_t j = 0; ours && j < ndisks; j++) {
+			char *given = realpath(disks[j], NULL);
+
+			found += given && real && !strcmp(given, real);
+			free(given);
+		}
+		free(real);
+		free(dev);
+	}
+	md_array_clear(&a);
+	return ours && found == ndisks;
+}
+
+/* Add the line of the array kname to the configuration (auto size). */
+static void config_adopt(const struct opts *o, const char *kname)
+{
+	char *uuid = md_uuid_of(kname), *text = NULL, *msg = NULL, *line, *next;
+
+	if (!uuid)
+		return;
+	line = config_line_for(uuid, true, 0, o->prealloc);
+	if (config_file_load(config_path(o), &text, &msg) == 0) {
+		next = config_text_append(text, line);
+		if (config_write_atomic(config_path(o), next, &msg) == 0 && !o->json)
+			printf("# add to %s: %s\n", config_path(o), line);
+		free(next);
+	}
+	free(msg);
+	free(text);
+	free(line);
+	free(uuid);
+}
+
 int cmd_create(const struct opts *o, const char *array, char *const disks[], size_t ndisks)
 {
 	struct disk_info *d = NULL;
@@ -428,6 +631,21 @@ int cmd_create(const struct opts *o, const char *array, char *const disks[], siz
 	    (rc = parse_array(array, &mdpath, &kname)))
 		goto out_early;
 	if ((kname && md_has_members(kname)) || (!strncmp(array, "/dev/md/", 8) && path_exists(mdpath))) {
+		bool found = false;
+
+		/* a --create stopped after mdadm --create: its line is in the
+		 * configuration already; finish it as the boot's restore would */
+		if (kname && md_has_members(kname) && !o->dry_run && !config_names_array(o, kname) &&
+		    created_here(o, kname, disks, ndisks))
+			config_adopt(o, kname);
+		if (kname && md_has_members(kname) && !o->dry_run && config_names_array(o, kname)) {
+			if (!o->json)
+				printf("%s exists and is in %s: finishing an interrupted --create as rdctl --restore does\n",
+				       kname, config_path(o));
+			rc = restore_array(o, kname, &found);
+			if (found)
+				goto out_early;
+		}
 		rc = fail_errno(EEXIST, "%s exists already: rdctl --convert %s gives a running RAID1 a RAM member", array,
 				array);
 		goto out_early;
@@ -468,9 +686,12 @@ int cmd_create(const struct opts *o, const char *array, char *const disks[], siz
 	if (o->bitmap_none)
 		mirror_note(&r, xstrdup("--bitmap none: after a crash or power cut md resyncs the whole disks, and reads go to the disks until the RAM member is back"));
 
-	/* mdadm --create MD --level=1 ... missing --write-mostly DISK...:
-	 * the RAM slot (0) missing, every disk write-mostly. The disks are
-	 * blank, so --assume-clean: they need not copy each other first. */
+	/* mdadm --create MD --level=1 ... --write-mostly DISK... missing:
+	 * every disk write-mostly, the RAM slot missing and the highest, so
+	 * that md's check/repair, which takes the lowest slot that reads
+	 * well as the truth (process_checks() in drivers/md/raid1.c), takes
+	 * a disk. The disks are blank, so --assume-clean: they need not
+	 * copy each other first. */
 	args = xcalloc(n + 16, sizeof(*args));
 	{
 		size_t k = 0;
@@ -489,10 +710,10 @@ int cmd_create(const struct opts *o, const char *array, char *const disks[], siz
 			args[k++] = "--bitmap=internal";
 			args[k++] = "--bitmap-chunk=" BITMAP_CHUNK;
 		}
-		args[k++] = "missing";
 		args[k++] = "--write-mostly";
 		for (size_t i = 0; i < n; i++)
 			args[k++] = d[i].path;
+		args[k++] = "missing";
 		args[k] = NULL;
 		rc = mirror_mdadmv(&r, false, args);
 		free(rdn);
@@ -534,11 +755,24 @@ int cmd_create(const struct opts *o, const char *array, char *const disks[], siz
 			goto out;
 		}
 	}
+	/*
+	 * The configuration line first: from here on, an interrupted
+	 * --create (a kill, a power cut) is finished by the next boot's
+	 * --restore, or by running the same --create again.
+	 */
+	r.size = size;
+	r.prealloc = o->prealloc;
+	rc = config_add(&r, o, kname ? kname : array, o->auto_size);
+	if (rc) {
+		undo_create(&r, mdpath, d, n);
+		rc = mirror_failed(xasprintf("%s was stopped and its disks wiped again", array));
+		goto out;
+	}
 	rc = mirror_attach(&r, size, o->prealloc);
 	if (!rc) {
 		char *rdpath = r.rd ? md_dev_path(r.rd) : xasprintf("%s/rdN", dev_root());
 
-		rc = mirror_mdadm(&r, false, mdpath, "--add", rdpath, NULL);
+		rc = add_ram(&r, mdpath, kname, rdpath);
 		free(rdpath);
 		if (rc)
 			mirror_detach(&r, true);
@@ -548,6 +782,8 @@ int cmd_create(const struct opts *o, const char *array, char *const disks[], siz
 	if (rc) {
 		undo_ok = true;
 		undo_create(&r, mdpath, d, n);
+		if (r.config_changed && !r.dry_run)
+			config_undo(&r);
 		for (size_t i = 0; i < r.nsteps; i++)
 			undo_ok &= strcmp(r.steps[i].status, "failed") || !r.steps[i].undo;
 		rc = mirror_failed(undo_ok ? xasprintf("undone: %s was stopped and its disks wiped again", array)
@@ -622,6 +858,18 @@ int cmd_convert(const struct opts *o, const char *array)
 	}
 	rm = rd_member_of(&a);
 	if (rm) {
+		bool found = false;
+
+		/* a --convert stopped half way: finish it as the boot's restore would */
+		if (!o->dry_run && config_names_array(o, kname)) {
+			if (!o->json)
+				printf("%s has a RAM member (%s, %s) and is in %s: finishing an interrupted --convert as rdctl --restore does\n",
+				       kname, rm->name, md_member_role(rm), config_path(o));
+			rc = restore_array(o, kname, &found);
+			if (found)
+				goto out_early;
+		}
+		rc = EXIT_RUNTIME;
 		fail_errno(EEXIST, "%s has a RAM member already (%s, %s): see rdctl --status", array, rm->name,
 			   md_member_role(rm));
 		goto out_early;
@@ -684,18 +932,39 @@ int cmd_convert(const struct opts *o, const char *array)
 	if (r.nmembers == 1)
 		mirror_note(&r, xasprintf("%s has only one persistent member: one disk failure from losing everything",
 					  kname));
+	/*
+	 * The configuration line first, mdadm.conf next (its num-devices=
+	 * must fit the array before and after the grow): an interruption
+	 * after any later step leaves what the next --restore, or this
+	 * command run again, finishes.
+	 */
+	r.size = size;
+	r.prealloc = o->prealloc;
+	rc = config_add(&r, o, kname, o->auto_size);
+	if (rc) {
+		rc = mirror_failed(xasprintf("%s is unchanged", kname));
+		goto out;
+	}
+	rc = mdadm_conf_fit(&r);
+	if (rc) {
+		config_undo(&r);
+		rc = mirror_failed(xasprintf("%s is unchanged", kname));
+		goto out;
+	}
 	rc = mirror_attach(&r, size, o->prealloc);
 	if (rc) {
 		if (r.rd)
 			mirror_detach(&r, true);
+		config_undo(&r);
 		rc = mirror_failed(xasprintf("%s is unchanged", kname));
 		goto out;
 	}
 	rdpath = r.rd ? md_dev_path(r.rd) : xasprintf("%s/rdN", dev_root());
 	/* A spare first: growing then makes md recover it into the new slot. */
-	rc = mirror_mdadm(&r, false, mdpath, "--add", rdpath, NULL);
+	rc = add_ram(&r, mdpath, kname, rdpath);
 	if (rc) {
 		mirror_detach(&r, true);
+		config_undo(&r);
 		rc = mirror_failed(xasprintf("%s is unchanged", kname));
 		goto out;
 	}
@@ -704,6 +973,7 @@ int cmd_convert(const struct opts *o, const char *array)
 	if (rc) {
 		if (!mirror_mdadm(&r, true, mdpath, "--remove", rdpath, NULL))
 			mirror_detach(&r, true);
+		config_undo(&r);
 		rc = mirror_failed(xasprintf("%s should be as it was: check mdadm --detail %s", kname, mdpath));
 		goto out;
 	}
@@ -764,9 +1034,23 @@ int cmd_revert(const struct opts *o, const char *array)
 		goto out_early;
 	rc = EXIT_RUNTIME;
 	rm = rd_member_of(&a);
-	if (!rm) {
+	if (!rm && !config_names_array(o, kname)) {
 		fail_errno(ENOENT, "%s has no RAM member: nothing to revert", array);
 		goto out_early;
+	}
+	if (rm) {
+		struct md_ranges only;
+
+		md_ram_only_ranges(&a, &only);
+		if (only.n) {
+			char *ranges = md_ranges_str(&only, 8);
+
+			fail_errno(EBUSY, "not reverting %s: every disk has recorded bad blocks at sectors %s (md's bad_blocks): %s holds the only good copy of them; give md a good copy first: mdadm %s --add NEWDISK (md copies them from RAM), or --replace the disk",
+				   array, ranges, rm->name, mdpath);
+			free(ranges);
+			md_ranges_clear(&only);
+			goto out_early;
+		}
 	}
 	/* Never take away the only complete copy. */
 	for (size_t i = 0; i < a.nmembers; i++) {
@@ -789,18 +1073,32 @@ int cmd_revert(const struct opts *o, const char *array)
 	}
 	mirror_run_init(&r, "revert", kname, o->dry_run, o->json);
 	r.uuid = md_uuid_of(kname);
-	r.rd = xstrdup(rm->name);
 	for (size_t i = 0; i < a.nmembers; i++)
 		if (!a.members[i].is_ram)
 			strv_add(&r.members, &r.nmembers, a.members[i].name);
-	rdpath = md_dev_path(rm->name);
-	rc = mirror_mdadm(&r, false, mdpath, "--fail", rdpath, "--remove", rdpath, NULL);
+	if (rm) {
+		r.rd = xstrdup(rm->name);
+		rdpath = md_dev_path(rm->name);
+		rc = mirror_mdadm(&r, false, mdpath, "--fail", rdpath, "--remove", rdpath, NULL);
+		if (rc) {
+			rc = mirror_failed(xasprintf("%s may be marked faulty but still in %s: finish with mdadm %s --remove %s, then rdctl --revert %s again",
+						     r.rd, kname, mdpath, rdpath, array));
+			goto out;
+		}
+	} else {
+		/* a --revert stopped half way, or a restore that never came:
+		 * the configuration still names it; finish what is left */
+		mirror_note(&r, xasprintf("%s has no RAM member: finishing the revert (its slot, write-mostly, the configuration line)",
+					  kname));
+	}
+	rc = mdadm_conf_fit(&r);
 	if (rc) {
-		rc = mirror_failed(xasprintf("%s may be marked faulty but still in %s: finish with mdadm %s --remove %s, then rdctl --revert %s again",
-					     r.rd, kname, mdpath, rdpath, array));
+		rc = mirror_failed(xasprintf("%s is out of %s, which still counts its slot (degraded); fix mdadm.conf, then rdctl --revert %s again",
+					     r.rd ? r.rd : "the RAM member", kname, array));
 		goto out;
 	}
-	if (a.raid_disks > 1) {
+	/* shrink only a slot that is free: one whose member left (md_member slot >= 0 counted) */
+	if (a.raid_disks > 1 && (rm || slotted_members(&a) < a.raid_disks)) {
 		rdn = xasprintf("--raid-devices=%d", a.raid_disks - 1);
 		rc = mirror_mdadm(&r, false, "--grow", mdpath, rdn, NULL);
 		if (rc) {
@@ -809,7 +1107,7 @@ int cmd_revert(const struct opts *o, const char *array)
 			goto out;
 		}
 	}
-	rc = mirror_detach(&r, false);
+	rc = r.rd ? mirror_detach(&r, false) : 0;
 	if (rc) {
 		rc = mirror_failed(xasprintf("%s runs on its disks; %s is out of it but still attached: rdctl --detach %s", kname,
 					     r.rd, r.rd));
@@ -831,10 +1129,166 @@ int cmd_revert(const struct opts *o, const char *array)
 		char *s = join(r.members, r.nmembers, " ");
 
 		rc = print_summary(&r, xasprintf("Reverted %s: %s removed and detached; %s read-balanced again; %s %s",
-						 kname, r.rd, s, r.config_changed ? "removed from" : "nothing to remove from",
+						 kname, r.rd ? r.rd : "no RAM member", s,
+						 r.config_changed ? "removed from" : "nothing to remove from",
 						 r.config_path));
 		free(s);
 	}
+	if (!rc)
+		rc = mirror_emit(&r);
+out:
+	mirror_run_free(&r);
+out_early:
+	md_array_clear(&a);
+	free(rdpath);
+	free(rdn);
+	free(mdpath);
+	free(kname);
+	return rc;
+}
+
+/*
+ * --refresh: the RAM member afresh from the disks, live. After a memory
+ * error, or mismatches that md's check counted, the RAM copy is suspect;
+ * and a RAM member in a slot below a disk (a mirror made by an older rdctl
+ * or by hand) is the truth for md's repair. Both are mended the same way:
+ *   fail and remove the RAM member (only while a persistent member is in
+ *   sync, and no range is held only in RAM), detach it;
+ *   with the disks not in the lowest slots, shrink raid-devices to them
+ *   (md packs them down, raid1_reshape()), then the RAM slot comes back
+ *   on top with the grow;
+ *   attach an empty disk of the same size and add it: md recovers it from
+ *   the disks. Reads go to the disks until it is in sync again.
+ */
+int cmd_refresh(const struct opts *o, const char *array)
+{
+	struct md_array a = { 0 };
+	struct mirror_run r;
+	const struct md_member *rm;
+	struct rd_disk d = { 0 };
+	struct md_ranges only;
+	char *mdpath = NULL, *kname = NULL, *rdpath = NULL, *rdn = NULL, *s;
+	unsigned index;
+	int rc, persistent = 0, top = -1, raid_disks;
+	bool prealloc = false, compact;
+	uint64_t size;
+
+	if ((rc = begin(o, "refresh")) || (rc = check_kernel_bug(o, "refresh")) ||
+	    (rc = find_array(array, &mdpath, &kname, &a)))
+		goto out_early;
+	rc = EXIT_RUNTIME;
+	rm = rd_member_of(&a);
+	if (!rm || rm->slot < 0 || rm->faulty) {
+		fail_errno(ENOENT, "%s has no working RAM member to refresh: rdctl --restore adds one", array);
+		goto out_early;
+	}
+	for (size_t i = 0; i < a.nmembers; i++) {
+		const struct md_member *m = &a.members[i];
+
+		if (m->is_ram || m->faulty || m->slot < 0)
+			continue;
+		if (!m->in_sync) {
+			fail_errno(EBUSY, "%s of %s is not in sync yet: until it is, only the RAM member holds all the data; wait (mdadm --wait %s) and try again",
+				   m->name, array, mdpath);
+			goto out_early;
+		}
+		persistent++;
+		if (m->slot > top)
+			top = m->slot;
+	}
+	if (persistent == 0) {
+		fail_errno(EBUSY, "%s has no persistent member in sync: its data is only in RAM, and a refresh would lose it",
+			   array);
+		goto out_early;
+	}
+	md_ram_only_ranges(&a, &only);
+	if (only.n) {
+		char *ranges = md_ranges_str(&only, 8);
+
+		fail_errno(EBUSY, "not refreshing %s: every disk has recorded bad blocks at sectors %s (md's bad_blocks): %s holds the only good copy of them; give md a good copy first: mdadm %s --add NEWDISK",
+			   array, ranges, rm->name, mdpath);
+		free(ranges);
+		md_ranges_clear(&only);
+		goto out_early;
+	}
+	if (!rd_parse_name(rm->name, &index) || rd_disk_read(index, &d) < 0) {
+		fail_errno(EIO, "cannot read %s's size in %s/block/%s", rm->name, sysfs_root(), rm->name);
+		goto out_early;
+	}
+	size = d.size;
+	prealloc = d.preallocated == 1;
+	rd_disk_clear(&d);
+	raid_disks = a.raid_disks;
+	compact = raid_disks == persistent + 1 && top >= persistent;
+
+	mirror_run_init(&r, "refresh", kname, o->dry_run, o->json);
+	r.uuid = md_uuid_of(kname);
+	for (size_t i = 0; i < a.nmembers; i++)
+		if (!a.members[i].is_ram)
+			strv_add(&r.members, &r.nmembers, a.members[i].name);
+	r.rd = xstrdup(rm->name);
+	rdpath = md_dev_path(rm->name);
+	rc = mirror_mdadm(&r, false, mdpath, "--fail", rdpath, "--remove", rdpath, NULL);
+	if (rc) {
+		rc = mirror_failed(xasprintf("%s may be marked faulty but still in %s: rdctl --restore puts a fresh one back",
+					     r.rd, kname));
+		goto out;
+	}
+	rc = mirror_detach(&r, false);
+	if (rc) {
+		rc = mirror_failed(xasprintf("%s runs on its disks; %s is out of it but still attached: rdctl --detach %s, then rdctl --restore",
+					     kname, r.rd, r.rd));
+		goto out;
+	}
+	free(r.rd);
+	r.rd = NULL;
+	if (compact) {
+		rc = mdadm_conf_fit(&r);
+		if (!rc) {
+			rdn = xasprintf("--raid-devices=%d", persistent);
+			rc = mirror_mdadm(&r, false, "--grow", mdpath, rdn, NULL);
+			free(rdn);
+			rdn = NULL;
+		}
+		if (rc) {
+			rc = mirror_failed(xasprintf("%s runs on its disks without its RAM member: rdctl --restore puts it back",
+						     kname));
+			goto out;
+		}
+		raid_disks = persistent;
+	}
+	/* no memory check: the old disk's pages were given back by the detach */
+	if ((rc = mirror_attach(&r, size, prealloc))) {
+		rc = mirror_failed(xasprintf("%s runs on its disks without its RAM member: rdctl --restore puts it back",
+					     kname));
+		goto out;
+	}
+	free(rdpath);
+	rdpath = r.rd ? md_dev_path(r.rd) : xasprintf("%s/rdN", dev_root());
+	rc = add_ram(&r, mdpath, kname, rdpath);
+	if (rc) {
+		mirror_detach(&r, true);
+		rc = mirror_failed(xasprintf("%s runs on its disks without its RAM member: rdctl --restore puts it back",
+					     kname));
+		goto out;
+	}
+	if (compact) {
+		rdn = xasprintf("--raid-devices=%d", raid_disks + 1);
+		rc = mirror_mdadm(&r, false, "--grow", mdpath, rdn, NULL);
+		if (rc) {
+			rc = mirror_failed(xasprintf("%s has %s as a spare: rdctl --restore grows it into the RAM slot",
+						     kname, r.rd));
+			goto out;
+		}
+	}
+	rc = finish_sync(&r, o, kname);
+	if (rc)
+		goto out;
+	s = size_mib_str(size);
+	rc = print_summary(&r, xasprintf("Refreshed %s: %s (%s) added empty%s, %s; md copies the disks into it",
+					 kname, r.rd, s, compact ? " in the highest slot" : "",
+					 r.sync ? r.sync : "state unknown"));
+	free(s);
 	if (!rc)
 		rc = mirror_emit(&r);
 out:

@@ -17,6 +17,8 @@ struct opts {
 	bool bitmap_none;	/* --bitmap none */
 	unsigned timeout;	/* --timeout SEC of --wait, 0: the default */
 	bool quiet;		/* --quiet: --status prints nothing, only its exit status */
+	bool nagios;		/* --nagios: --status as a monitoring plugin (one line, exit 0-3) */
+	bool prometheus;	/* --prometheus: --status as Prometheus metrics */
 	struct list_format list; /* --list: -o, --raw, -n, -b */
 };
 
@@ -33,6 +35,15 @@ int cmd_release(const struct opts *o);
 int cmd_create(const struct opts *o, const char *array, char *const disks[], size_t ndisks);
 int cmd_convert(const struct opts *o, const char *array);
 int cmd_revert(const struct opts *o, const char *array);
+int cmd_refresh(const struct opts *o, const char *array);
+
+/*
+ * The restore of the configuration line that names the array kname (as
+ * --restore does it for that line alone, with its report): what finishes
+ * an interrupted --create or --convert. *found false (and 0) when no line
+ * names it. An exit code.
+ */
+int restore_array(const struct opts *o, const char *kname, bool *found);
 
 /* Refuse needing more than MemAvailable unless --force (what: "attaching this disk"). */
 int check_memory(const struct opts *o, uint64_t need, const char *what);

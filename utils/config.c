@@ -105,6 +105,49 @@ static bool same_array(const struct conf_mirror *a, const struct conf_mirror *b)
 	return !strcmp(a->name, b->name);
 }
 
+/* "reserve SIZE" or "reserve N%" (N from 0 to 90). NULL or a malloc'd error. */
+static char *parse_reserve(struct config *c, char **words, size_t n, int line)
+{
+	uint64_t v;
+	char *msg = NULL, *pct;
+
+	if (n != 2)
+		return xstrdup("expected 'reserve SIZE' or 'reserve N%', for example reserve 1G or reserve 5%");
+	if (c->reserve_line)
+		return xasprintf("reserve is set already on line %d", c->reserve_line);
+	pct = strchr(words[1], '%');
+	if (pct) {
+		*pct = '\0';
+		if (pct[1] || !parse_u64(words[1], &v) || v > 90)
+			return xasprintf("invalid reserve '%s%%': expected a whole percentage from 0 to 90", words[1]);
+		c->reserve_pct = (unsigned)v;
+		c->reserve_bytes = 0;
+	} else if (!strcmp(words[1], "0")) {
+		c->reserve_pct = 0;
+		c->reserve_bytes = 0;
+	} else if (size_parse(words[1], &c->reserve_bytes, &msg) < 0) {
+		char *inner = msg;
+
+		msg = xasprintf("invalid reserve: %s", inner);
+		free(inner);
+		return msg;
+	}
+	c->reserve_line = line;
+	return NULL;
+}
+
+uint64_t config_reserve_bytes(const struct config *c, uint64_t mem_total)
+{
+	uint64_t r;
+
+	if (c && c->reserve_line)
+		return c->reserve_bytes ? c->reserve_bytes : mem_total / 100 * c->reserve_pct;
+	r = mem_total / 20;
+	if (r < CONFIG_RESERVE_MIN)
+		r = CONFIG_RESERVE_MIN;
+	return r > CONFIG_RESERVE_MAX ? CONFIG_RESERVE_MAX : r;
+}
+
 /* Parse one line (comment already cut). NULL, or a malloc'd error message. */
 static char *parse_line(struct config *c, char *text, int line, bool *empty)
 {
@@ -121,6 +164,8 @@ static char *parse_line(struct config *c, char *text, int line, bool *empty)
 	*empty = n == 0;
 	if (n == 0)
 		return NULL;
+	if (!strcasecmp(words[0], "reserve"))
+		return parse_reserve(c, words, n, line);
 	if (n == 1)
 		return xasprintf("'%s' has no size: expected ARRAY SIZE [prealloc], SIZE 'auto' or a size such as 2G",
 				 words[0]);

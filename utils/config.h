@@ -7,6 +7,9 @@
  *            (the array UUID as mdadm --detail prints it; hex digits, any case)
  *   SIZE     auto (what the array needs from a member), or a size as for --attach
  *   OPTIONS  prealloc
+ * and one setting line:
+ *   reserve SIZE|N%   memory --restore leaves free after the RAM members it
+ *            attaches are full (default: see config_reserve_bytes())
  * A bad line is recorded with its line number; the good lines still count.
  * Bad are also: a line with a NUL byte, and a line naming an array that an
  * earlier line names already in the same form (md0 and /dev/md0, a UUID in
@@ -50,7 +53,21 @@ struct config {
 	size_t n;
 	struct conf_error *errs;
 	size_t nerrs;
+	int reserve_line;	/* 0: no reserve line */
+	uint64_t reserve_bytes;	/* reserve SIZE */
+	unsigned reserve_pct;	/* reserve N% (of MemTotal), when reserve_bytes is 0 */
 };
+
+/*
+ * The memory a restore must leave available once every RAM member is full,
+ * so that md's recovery filling them never wakes the OOM killer: the
+ * configured reserve, or by default 5% of MemTotal, at least 256 MiB and
+ * at most 4 GiB (the kernel's own reserves and a busy host's page cache
+ * live in that room).
+ */
+#define CONFIG_RESERVE_MIN	(256ULL << 20)
+#define CONFIG_RESERVE_MAX	(4ULL << 30)
+uint64_t config_reserve_bytes(const struct config *c, uint64_t mem_total);
 
 /* Parse text (the file's contents) into c. Never fails: bad lines go to c->errs. */
 void config_parse_text(const char *path, const char *text, struct config *c);

@@ -73,10 +73,19 @@ static int read_member(const char *mddir, const char *entry, struct md_member *m
 	r = read_opt_str(dir, "state", &m->state);
 	if (r == 0)
 		r = read_opt_int(dir, "slot", &m->slot);
+	for (size_t i = 0; i < 2 && r == 0; i++) {
+		char *bb = NULL;
+
+		r = read_opt_str(dir, i ? "unacknowledged_bad_blocks" : "bad_blocks", &bb);
+		if (bb)
+			md_ranges_parse(&m->bad, bb);
+		free(bb);
+	}
 	free(dir);
 	if (r < 0) {
 		free(m->name);
 		free(m->state);
+		md_ranges_clear(&m->bad);
 		memset(m, 0, sizeof(*m));
 		return r;
 	}
@@ -160,6 +169,7 @@ void md_array_clear(struct md_array *a)
 	for (size_t i = 0; i < a->nmembers; i++) {
 		free(a->members[i].name);
 		free(a->members[i].state);
+		md_ranges_clear(&a->members[i].bad);
 	}
 	free(a->members);
 	free(a->name);
@@ -244,4 +254,47 @@ int64_t md_sync_eta(const struct md_array *a)
 	left = a->sync_total > a->sync_done ? a->sync_total - a->sync_done : 0;
 	/* sectors of 512 bytes at KiB/s: seconds = left / 2 / speed */
 	return (int64_t)(left / 2 / a->sync_speed);
+}
+
+void md_ram_only_ranges(const struct md_array *a, struct md_ranges *out)
+{
+	bool ram = false, first = true;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < a->nmembers; i++)
+		ram |= a->members[i].is_ram && a->members[i].in_sync && !a->members[i].faulty;
+	if (!ram)
+		return;
+	for (size_t i = 0; i < a->nmembers; i++) {
+		const struct md_member *m = &a->members[i];
+
+		if (m->is_ram || m->faulty || !m->in_sync)
+			continue;
+		if (first) {
+			for (size_t j = 0; j < m->bad.n; j++)
+				md_ranges_add(out, m->bad.v[j].start, m->bad.v[j].len);
+			first = false;
+		} else {
+			md_ranges_intersect(out, &m->bad);
+		}
+		if (!out->n)
+			return;
+	}
+}
+
+bool md_ram_slot_low(const struct md_array *a)
+{
+	int ram = -1, top = -1;
+
+	for (size_t i = 0; i < a->nmembers; i++) {
+		const struct md_member *m = &a->members[i];
+
+		if (m->faulty || m->slot < 0)
+			continue;
+		if (m->is_ram)
+			ram = m->slot;
+		else if (m->slot > top)
+			top = m->slot;
+	}
+	return ram >= 0 && ram < top;
 }

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "md_badblocks.h"
+
 struct md_member {
 	char *name;		/* kernel name: "rd0", "sdb1" */
 	bool is_ram;		/* an rd disk */
@@ -14,6 +16,7 @@ struct md_member {
 	bool write_mostly, in_sync, faulty, spare;
 	bool write_error;	/* md saw a write to it fail (state "write_error") */
 	int slot;		/* -1 when none or unknown */
+	struct md_ranges bad;	/* md's bad-block log (acknowledged or not) */
 };
 
 struct md_array {
@@ -42,6 +45,23 @@ void md_array_clear(struct md_array *a);
 /* Every md array that has at least one rd member, sorted by name. */
 int md_arrays_with_rd(struct md_array **arrays, size_t *n);
 void md_arrays_free(struct md_array *arrays, size_t n);
+
+/*
+ * The ranges that every persistent member in sync has recorded bad: the
+ * RAM member holds the only good copy of them. Empty when there is no
+ * RAM member in sync, or no persistent member in sync (the whole array is
+ * then in RAM only, which the callers tell apart).
+ */
+void md_ram_only_ranges(const struct md_array *a, struct md_ranges *out);
+
+/*
+ * md's check/repair (process_checks() in drivers/md/raid1.c) takes the
+ * lowest slot that read well as the truth and writes it over the others;
+ * a resync reads a member that is not write-mostly. The RAM member must
+ * sit above every persistent member, so that a disk is the truth. True
+ * when the RAM member's slot is below a persistent member's.
+ */
+bool md_ram_slot_low(const struct md_array *a);
 
 /* Sync progress in percent (0..100) or -1 when no sync runs. */
 double md_sync_percent(const struct md_array *a);

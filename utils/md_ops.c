@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "md.h"
 #include "proc.h"
 #include "sysfs.h"
@@ -185,14 +186,12 @@ static char *first_member(const char *mdname)
 	return m;
 }
 
-/* The 32 hex digits of a UUID in any of its printed forms, lower case,
- * into hex[33]. false when s is not a UUID. */
-static bool uuid_digits(const char *s, char hex[33])
+bool md_uuid_hex(const char *s, char hex[33])
 {
 	size_t n = 0;
 
 	for (; s && *s; s++) {
-		if (*s == ':' || *s == '-')
+		if (strchr(":.- ", *s))
 			continue;
 		if (!isxdigit((unsigned char)*s) || n == 32)
 			return false;
@@ -206,7 +205,7 @@ bool md_uuid_same(const char *a, const char *b)
 {
 	char ha[33], hb[33];
 
-	return uuid_digits(a, ha) && uuid_digits(b, hb) && !strcmp(ha, hb);
+	return md_uuid_hex(a, ha) && md_uuid_hex(b, hb) && !strcmp(ha, hb);
 }
 
 /*
@@ -226,7 +225,7 @@ static char *sysfs_uuid(const char *mdname)
 	if (read_text_file(path, &meta) == 0 && !strncmp(meta, "1.", 2)) {
 		free(path);
 		path = xasprintf("%s/block/%s/md/uuid", sysfs_root(), mdname);
-		if (read_text_file(path, &text) == 0 && uuid_digits(text, hex) &&
+		if (read_text_file(path, &text) == 0 && md_uuid_hex(text, hex) &&
 		    strspn(hex, "0") != 32)
 			uuid = xasprintf("%.8s:%.8s:%.8s:%.8s", hex, hex + 8, hex + 16, hex + 24);
 	}
@@ -516,4 +515,45 @@ int md_wait_in_sync(const char *mdname, const char *member, bool progress, unsig
 	if (shown)
 		fputc('\n', stderr);
 	return rc;
+}
+
+static char *find_by_uuid(const char *uuid)
+{
+	char *path = xasprintf("%s/block", sysfs_root()), **names, *found = NULL;
+	size_t n;
+
+	if (list_dir(path, &names, &n) < 0)
+		n = 0, names = NULL;
+	free(path);
+	for (size_t i = 0; i < n && !found; i++) {
+		char *u;
+
+		if (strncmp(names[i], "md", 2) || !md_has_members(names[i]))
+			continue;
+		u = md_uuid_of(names[i]);
+		if (u && md_uuid_same(u, uuid))
+			found = xstrdup(names[i]);
+		free(u);
+	}
+	free_names(names, n);
+	return found;
+}
+
+char *md_array_of_config(const struct conf_mirror *m)
+{
+	char *name;
+
+	switch (m->kind) {
+	case CONF_DEVICE:
+		return md_has_members(m->name) ? xstrdup(m->name) : NULL;
+	case CONF_MDNAME:
+		name = md_resolve_name(m->name);
+		if (name && md_has_members(name))
+			return name;
+		free(name);
+		return NULL;
+	case CONF_UUID:
+		return find_by_uuid(m->uuid);
+	}
+	return NULL;
 }

@@ -43,6 +43,10 @@ char *md_dev_path(const char *kname);
  * md superblock's array UUID).
  */
 char *md_uuid_of(const char *mdname);
+/* The 32 hex digits of a UUID in any of its printed forms (mdadm's ':',
+ * md's and blkid's '-', and the '.' and ' ' mdadm's parse_uuid() takes too),
+ * lower case, into hex[33]. false when s is not a UUID. */
+bool md_uuid_hex(const char *s, char hex[33]);
 /* Do two UUIDs name the same array? Compared as 32 hex digits, whatever
  * the case and the separators (mdadm's ':' or md's and blkid's '-'). */
 bool md_uuid_same(const char *a, const char *b);
@@ -55,6 +59,14 @@ char *md_resolve_name(const char *name);
  * say of an array that is assembled but not started. -1 when unknown.
  */
 long md_raid_disks_on_disk(const char *mdname);
+
+struct conf_mirror;
+/*
+ * The kernel name ("md127") of the array a configuration line names, when
+ * it exists with members, else NULL; malloc'd. A UUID is looked for in
+ * every md array (the number may change at each boot).
+ */
+char *md_array_of_config(const struct conf_mirror *m);
 
 /* Does /sys/block/<name>/md exist with at least one member (dev-*)? */
 bool md_has_members(const char *mdname);

@@ -2,6 +2,7 @@
 #include "mirror.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,10 +66,27 @@ void mirror_note(struct mirror_run *r, char *text)
 	free(text);
 }
 
+/*
+ * For the interruption tests only: RDCTL_TEST_STOP_AFTER=K kills rdctl
+ * (SIGKILL, as a kill -9 or a power cut would stop it) once K steps are
+ * done, before step K+1 starts or the report is printed.
+ */
+static void test_stop_point(const struct mirror_run *r)
+{
+	const char *s = getenv("RDCTL_TEST_STOP_AFTER");
+	uint64_t k;
+
+	if (r->dry_run || !s || !parse_u64(s, &k) || k != r->nsteps)
+		return;
+	fflush(NULL);
+	kill(getpid(), SIGKILL);
+}
+
 struct mirror_step *mirror_step(struct mirror_run *r, bool undo, char *command)
 {
 	struct mirror_step *s;
 
+	test_stop_point(r);
 	r->steps = xrealloc(r->steps, r->nsteps + 1, sizeof(*r->steps));
 	s = &r->steps[r->nsteps++];
 	s->command = command;
@@ -286,6 +304,7 @@ static int emit_json(struct mirror_run *r)
 
 int mirror_emit(struct mirror_run *r)
 {
+	test_stop_point(r);
 	if (r->json)
 		return emit_json(r);
 	for (size_t i = 0; i < r->nnotes; i++)

@@ -108,9 +108,30 @@ json_t *json_warning(const struct warning *w)
 	json_t *o = jobj();
 
 	jset(o, "code", json_string(w->code));
+	jset(o, "severity", json_string(severity_name(w->severity)));
 	jset(o, "array", jstr_or_null(w->array));
 	jset(o, "device", jstr_or_null(w->device));
 	jset(o, "message", json_string(w->message));
+	return o;
+}
+
+json_t *json_mirror(const struct mirror *x)
+{
+	json_t *o = jobj();
+
+	jset(o, "spec", json_string(x->spec));
+	jset(o, "line", x->line > 0 ? json_integer(x->line) : json_null());
+	jset(o, "array", jstr_or_null(x->array));
+	jset(o, "uuid", jstr_or_null(x->uuid));
+	jset(o, "configured", json_boolean(x->configured));
+	jset(o, "rd", jstr_or_null(x->rd));
+	jset(o, "state", json_string(mirror_state_name(x->state)));
+	jset(o, "progress", x->progress < 0 ? json_null() : json_real(x->progress));
+	jset(o, "rate", x->rate < 0 ? json_null() : json_integer(x->rate));
+	jset(o, "eta_seconds", x->eta < 0 ? json_null() : json_integer(x->eta));
+	jset(o, "ram_allocated", x->has_ram ? ju64(x->ram_bytes) : json_null());
+	jset(o, "reason", jstr_or_null(x->reason));
+	jset(o, "fix", jstr_or_null(x->fix));
 	return o;
 }
 

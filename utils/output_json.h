@@ -11,6 +11,7 @@
 
 #include "md.h"
 #include "meminfo.h"
+#include "status.h"
 #include "sysfs.h"
 #include "view.h"
 #include "warnings.h"
@@ -24,6 +25,7 @@ json_t *ju64(uint64_t v);
 json_t *json_disk(const struct rd_disk *d, const struct disk_view *v);
 json_t *json_md_array(const struct md_array *a);
 json_t *json_warning(const struct warning *w);
+json_t *json_mirror(const struct mirror *x);
 json_t *json_module(const struct module_info *m);
 json_t *json_memory(const struct meminfo *mi, const struct rd_disk *disks, size_t n);
 

@@ -79,21 +79,76 @@ static int print_array(FILE *f, const struct md_array *a)
 	return r;
 }
 
-int text_status(FILE *f, const struct module_info *mod, const struct meminfo *mi,
-		const struct rd_disk *disks, size_t ndisks,
-		const struct md_array *arrays, size_t narrays, const struct warnings *w)
+/* "md0: in sync ...", "UUID=... = md127, line 3: missing: ...; fix: ..." */
+static int print_mirror(FILE *f, const struct mirror *x)
+{
+	char *what, *line = x->configured ? xasprintf(", line %d", x->line) : xstrdup(", not configured");
+	const char *bare = strncmp(x->spec, "/dev/", 5) ? x->spec : x->spec + 5;
+	bool other = x->array && strcmp(bare, x->array);
+	int r = 0;
+
+	switch (x->state) {
+	case MIRROR_IN_SYNC:
+		what = xasprintf("in sync (%s): reads come from RAM", x->rd);
+		break;
+	case MIRROR_RECOVERING:
+		if (x->progress >= 0) {
+			char *eta = eta_str(x->eta);
+
+			what = xasprintf("warming up (%s): %.1f%%, ETA %s", x->rd, x->progress, eta);
+			free(eta);
+		} else {
+			what = xasprintf("%s is not in sync", x->rd);
+		}
+		break;
+	default:
+		what = xasprintf("%s: %s; fix: %s", mirror_state_name(x->state), x->reason ? x->reason : "?",
+				 x->fix ? x->fix : "?");
+		break;
+	}
+	if (fprintf(f, "  %s%s%s%s: %s\n", x->spec, other ? " = " : "", other ? x->array : "", line, what) < 0)
+		r = -1;
+	free(what);
+	free(line);
+	return r;
+}
+
+/* The findings of one severity or more; returns how many were printed, -1 on a write error. */
+static int print_findings(FILE *f, const struct warnings *w, bool above_ok)
+{
+	int n = 0;
+
+	for (int sev = SEV_CRITICAL; sev >= SEV_OK; sev--) {
+		if ((sev > SEV_OK) != above_ok)
+			continue;
+		for (size_t i = 0; i < w->n; i++) {
+			if ((int)w->v[i].severity != sev)
+				continue;
+			if (fprintf(f, "  %s %-8s %s\n", sev > SEV_OK ? "!" : "-", severity_name(sev), w->v[i].message) < 0)
+				return -1;
+			n++;
+		}
+	}
+	return n;
+}
+
+int text_status(FILE *f, const struct status *st)
 {
 	uint64_t held = 0, size = 0;
 	char *s_total, *s_avail, *s_held, *s_size;
-	int r = 0;
+	const struct meminfo *mi = &st->mi;
+	int r = 0, n;
 
-	for (size_t i = 0; i < ndisks; i++) {
-		held += disks[i].has_allocated ? disks[i].allocated : 0;
-		size += disks[i].size;
+	for (size_t i = 0; i < st->ndisks; i++) {
+		held += st->disks[i].has_allocated ? st->disks[i].allocated : 0;
+		size += st->disks[i].size;
 	}
-	if (mod->loaded)
-		r |= fprintf(f, "module:  rdmirror %s loaded%s\n", mod->version ? mod->version : "(version unknown)",
-			     mod->control_present ? "" : " (no control device)") < 0;
+	if (st->mod.loaded)
+		r |= fprintf(f, "module:  rdmirror %s loaded%s\n", st->mod.version ? st->mod.version : "(version unknown)",
+			     st->mod.control_present ? "" : " (no control device)") < 0;
+	else if (st->modstate == MODULE_NOT_INSTALLED)
+		r |= fprintf(f, "module:  rdmirror not loaded, and not installed for the running kernel %s\n",
+			     running_kernel()) < 0;
 	else
 		r |= fputs("module:  rdmirror not loaded (rdctl --attach loads it)\n", f) == EOF;
 	s_total = mi->has_total ? size_human(mi->total) : xstrdup("unknown");
@@ -101,21 +156,34 @@ int text_status(FILE *f, const struct module_info *mod, const struct meminfo *mi
 	s_held = size_human(held);
 	s_size = size_human(size);
 	r |= fprintf(f, "memory:  total %s, available %s, held by rd disks %s (%zu disk%s, %s in size)\n",
-		     s_total, s_avail, s_held, ndisks, ndisks == 1 ? "" : "s", s_size) < 0;
+		     s_total, s_avail, s_held, st->ndisks, st->ndisks == 1 ? "" : "s", s_size) < 0;
 	free(s_total);
 	free(s_avail);
 	free(s_held);
 	free(s_size);
-	if (narrays == 0)
+	if (st->nmirrors == 0)
+		r |= fprintf(f, "mirrors: none configured in %s, and no md array has an rd member\n", st->config_path) < 0;
+	else
+		r |= fprintf(f, "mirrors: (%s %s)\n", st->config_found ? "configured in" : "none configured, no",
+			     st->config_path) < 0;
+	for (size_t i = 0; i < st->nmirrors; i++)
+		r |= print_mirror(f, &st->mirrors[i]) < 0;
+	if (st->narrays == 0 && st->nmirrors)
 		r |= fputs("arrays:  no md array has an rd member\n", f) == EOF;
-	for (size_t i = 0; i < narrays; i++)
-		r |= print_array(f, &arrays[i]) < 0;
-	if (w->n == 0) {
+	for (size_t i = 0; i < st->narrays; i++)
+		r |= print_array(f, &st->arrays[i]) < 0;
+	if (warnings_worst(&st->w) == SEV_OK) {
 		r |= fputs("\nwarnings: none\n", f) == EOF;
 	} else {
 		r |= fputs("\nwarnings:\n", f) == EOF;
-		for (size_t i = 0; i < w->n; i++)
-			r |= fprintf(f, "  ! %s\n", w->v[i].message) < 0;
+		r |= print_findings(f, &st->w, true) < 0;
+	}
+	n = 0;
+	for (size_t i = 0; i < st->w.n; i++)
+		n += st->w.v[i].severity == SEV_OK;
+	if (n) {
+		r |= fputs("notes:\n", f) == EOF;
+		r |= print_findings(f, &st->w, false) < 0;
 	}
 	return r ? -1 : 0;
 }

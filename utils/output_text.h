@@ -8,13 +8,12 @@
 
 #include "md.h"
 #include "meminfo.h"
+#include "status.h"
 #include "sysfs.h"
 #include "view.h"
 #include "warnings.h"
 
-/* 0 or -1 on a write error. */
-int text_status(FILE *f, const struct module_info *mod, const struct meminfo *mi,
-		const struct rd_disk *disks, size_t ndisks,
-		const struct md_array *arrays, size_t narrays, const struct warnings *w);
+/* The --status report. 0 or -1 on a write error. */
+int text_status(FILE *f, const struct status *st);
 
 #endif

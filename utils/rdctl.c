@@ -14,22 +14,25 @@
 
 enum command { CMD_NONE, CMD_ATTACH, CMD_DETACH, CMD_RESIZE, CMD_FLUSH,
 	       CMD_LIST, CMD_STATUS, CMD_RESTORE, CMD_RELEASE, CMD_HELP, CMD_VERSION,
-	       CMD_CREATE, CMD_CONVERT, CMD_REVERT };
+	       CMD_CREATE, CMD_CONVERT, CMD_REVERT, CMD_REFRESH };
 
 static const char *const cmd_names[] = {
 	"", "--attach", "--detach", "--resize", "--flush", "--list", "--status", "--restore", "--release",
-	"--help", "--version", "--create", "--convert", "--revert",
+	"--help", "--version", "--create", "--convert", "--revert", "--refresh",
 };
 
 enum { OPT_PREALLOC = 256, OPT_FORCE, OPT_RESTORE, OPT_RELEASE, OPT_WAIT, OPT_CONFIG,
        OPT_CREATE, OPT_CONVERT, OPT_REVERT, OPT_SIZE, OPT_BITMAP, OPT_DRY_RUN, OPT_OUTPUT_ALL,
-       OPT_RAW, OPT_TIMEOUT };
+       OPT_RAW, OPT_TIMEOUT, OPT_DETACH, OPT_FLUSH, OPT_REFRESH };
+
+/* the output forms of --status for monitoring systems */
+enum { OPT_NAGIOS = 512, OPT_PROMETHEUS };
 
 /*
  * Long options that take mirrors apart or drop data: GNU getopt would run
  * them from any unique prefix (--rel), so they must be spelled in full.
  */
-static const char *const full_only[] = { "release", "revert", "detach", "flush" };
+static const char *const full_only[] = { "release", "revert", "detach", "flush", "refresh" };
 
 static const char usage_text[] =
 "Usage: rdctl COMMAND [OPTIONS]\n"
@@ -37,11 +40,12 @@ static const char usage_text[] =
 "\n"
 "Commands:\n"
 "  -a, --attach SIZE       create a RAM disk /dev/rdN of SIZE\n"
-"  -d, --detach rdN        remove a disk (refused while it is in use)\n"
+"      --detach rdN        remove a disk (refused while it is in use)\n"
 "  -r, --resize rdN SIZE   change the size of a disk (grow; shrink only when unused)\n"
-"  -f, --flush rdN         free all pages of a disk (only when unused)\n"
+"      --flush rdN         free all pages of a disk (only when unused)\n"
 "  -l, --list [rdN...]     list the rd disks (all, or those named)\n"
-"  -s, --status            module, memory, every md array with an rd member, warnings\n"
+"  -s, --status            module, memory, every configured mirror and every md\n"
+"                          array with an rd member, findings with a severity\n"
 "      --restore           bring back the RAM member of every mirror in\n"
 "                          /etc/rdmirror.conf (at boot)\n"
 "      --release           take every RAM member out of its array and detach\n"
@@ -52,11 +56,14 @@ static const char usage_text[] =
 "                          added, so md copies disk -> RAM, never RAM -> disk\n"
 "      --convert ARRAY     give a running, in-sync RAID1 a RAM member, live\n"
 "      --revert ARRAY      take the RAM member out for good, live\n"
+"      --refresh ARRAY     copy the RAM member afresh from the disks, live, into\n"
+"                          the highest slot (after a memory error, or to move\n"
+"                          it above the disks)\n"
 "  -h, --help              show this help\n"
 "  -V, --version           show the version\n"
 "\n"
 "Options:\n"
-"  -j, --json              print one JSON document on standard output\n"
+"  -j, -J, --json          print one JSON document on standard output\n"
 "  -o, --output LIST       with --list: the columns to print, comma-separated\n"
 "                          (+LIST adds to the default ones)\n"
 "      --output-all        with --list: print every column\n"
@@ -65,6 +72,10 @@ static const char usage_text[] =
 "                          space, unsafe characters escaped as \\x<hex>\n"
 "  -b, --bytes             with --list: sizes in bytes\n"
 "  -q, --quiet             with --status: print nothing, only the exit status\n"
+"      --nagios            with --status: one line and the exit status of a\n"
+"                          monitoring plugin (0 OK, 1 WARNING, 2 CRITICAL,\n"
+"                          3 UNKNOWN), for Nagios, Icinga\n"
+"      --prometheus        with --status: Prometheus metrics (text format)\n"
 "      --prealloc          with --attach, --create, --convert: allocate all the\n"
 "                          memory at once\n"
 "      --size auto|SIZE    with --create, --convert: the RAM member's size\n"
@@ -81,8 +92,8 @@ static const char usage_text[] =
 "      --wait              with --restore, --create, --convert: wait until the\n"
 "                          RAM members are in sync\n"
 "      --timeout SEC       with --wait: give up after SEC seconds (exit 1)\n"
-"      --config FILE       with --restore, --create, --convert, --revert: use\n"
-"                          FILE instead of /etc/rdmirror.conf\n"
+"      --config FILE       with --status, --restore, --create, --convert,\n"
+"                          --revert: use FILE instead of /etc/rdmirror.conf\n"
 "\n"
 "SIZE is a number of MiB (2048, 1.5) or a number with a unit, in any case:\n"
 "K, M, G, T, P, E alone or with iB are powers of 1024 (512K, 2.5G, 1TiB), with\n"
@@ -91,14 +102,15 @@ static const char usage_text[] =
 "ARRAY is /dev/mdN, mdN or /dev/md/NAME.\n"
 "\n"
 "Exit status: 0 success, 1 failure, 2 usage error, 3 --status shown with\n"
-"warnings. --release, --revert, --detach and --flush must be spelled in full.\n"
+"warnings. --release, --revert, --refresh, --detach and --flush must be spelled\n"
+"in full, and have no one-letter form.\n"
 "See rdctl(8).\n";
 
 static const struct option long_opts[] = {
 	{ "attach",   required_argument, NULL, 'a' },
-	{ "detach",   required_argument, NULL, 'd' },
+	{ "detach",   required_argument, NULL, OPT_DETACH },
 	{ "resize",   required_argument, NULL, 'r' },
-	{ "flush",    required_argument, NULL, 'f' },
+	{ "flush",    required_argument, NULL, OPT_FLUSH },
 	{ "list",     no_argument,       NULL, 'l' },
 	{ "status",   no_argument,       NULL, 's' },
 	{ "json",     no_argument,       NULL, 'j' },
@@ -113,6 +125,7 @@ static const struct option long_opts[] = {
 	{ "create",   required_argument, NULL, OPT_CREATE },
 	{ "convert",  required_argument, NULL, OPT_CONVERT },
 	{ "revert",   required_argument, NULL, OPT_REVERT },
+	{ "refresh",  required_argument, NULL, OPT_REFRESH },
 	{ "size",     required_argument, NULL, OPT_SIZE },
 	{ "bitmap",   required_argument, NULL, OPT_BITMAP },
 	{ "dry-run",  no_argument,       NULL, OPT_DRY_RUN },
@@ -122,6 +135,8 @@ static const struct option long_opts[] = {
 	{ "raw",      no_argument,       NULL, OPT_RAW },
 	{ "bytes",    no_argument,       NULL, 'b' },
 	{ "quiet",    no_argument,       NULL, 'q' },
+	{ "nagios",   no_argument,       NULL, OPT_NAGIOS },
+	{ "prometheus", no_argument,     NULL, OPT_PROMETHEUS },
 	{ "timeout",  required_argument, NULL, OPT_TIMEOUT },
 	{ NULL, 0, NULL, 0 },
 };
@@ -265,7 +280,7 @@ static int parse_timeout(const char *arg, unsigned *sec)
 
 static bool is_mirror_cmd(enum command c)
 {
-	return c == CMD_CREATE || c == CMD_CONVERT || c == CMD_REVERT;
+	return c == CMD_CREATE || c == CMD_CONVERT || c == CMD_REVERT || c == CMD_REFRESH;
 }
 
 static int run(int argc, char **argv, struct opts *o)
@@ -279,7 +294,7 @@ static int run(int argc, char **argv, struct opts *o)
 	char *msg;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":a:d:r:f:lsjhVo:nbq", long_opts, &li)) != -1) {
+	while ((c = getopt_long(argc, argv, ":a:r:lsjJhVo:nbq", long_opts, &li)) != -1) {
 		enum command next = CMD_NONE;
 
 		if (li >= 0 && c != '?' && c != ':' && !rc)
@@ -287,14 +302,15 @@ static int run(int argc, char **argv, struct opts *o)
 		li = -1;
 		switch (c) {
 		case 'a': next = CMD_ATTACH; break;
-		case 'd': next = CMD_DETACH; break;
+		case OPT_DETACH: next = CMD_DETACH; break;
 		case 'r': next = CMD_RESIZE; break;
-		case 'f': next = CMD_FLUSH; break;
+		case OPT_FLUSH: next = CMD_FLUSH; break;
 		case 'l': next = CMD_LIST; break;
 		case 's': next = CMD_STATUS; break;
 		case 'h': next = CMD_HELP; break;
 		case 'V': next = CMD_VERSION; break;
-		case 'j': o->json = true; break;
+		case 'j':
+		case 'J': o->json = true; break;
 		case OPT_PREALLOC: o->prealloc = true; break;
 		case OPT_FORCE: o->force = true; break;
 		case OPT_RESTORE: next = CMD_RESTORE; break;
@@ -303,11 +319,14 @@ static int run(int argc, char **argv, struct opts *o)
 		case OPT_CREATE: next = CMD_CREATE; break;
 		case OPT_CONVERT: next = CMD_CONVERT; break;
 		case OPT_REVERT: next = CMD_REVERT; break;
+		case OPT_REFRESH: next = CMD_REFRESH; break;
 		case OPT_DRY_RUN: o->dry_run = true; break;
 		case 'n': o->list.noheadings = true; table_opt = "--noheadings"; break;
 		case 'b': o->list.bytes = true; table_opt = "--bytes"; break;
 		case OPT_RAW: o->list.raw = true; table_opt = "--raw"; break;
 		case 'q': o->quiet = true; break;
+		case OPT_NAGIOS: o->nagios = true; break;
+		case OPT_PROMETHEUS: o->prometheus = true; break;
 		case OPT_OUTPUT_ALL:
 			list_format_all(&o->list);
 			table_opt = "--output-all";
@@ -390,6 +409,10 @@ static int run(int argc, char **argv, struct opts *o)
 				   table_opt);
 	if (o->quiet && cmd != CMD_STATUS)
 		return usage_error("--quiet goes with --status only");
+	if ((o->nagios || o->prometheus) && cmd != CMD_STATUS)
+		return usage_error("%s goes with --status only", o->nagios ? "--nagios" : "--prometheus");
+	if (o->nagios + o->prometheus + o->json + o->quiet > 1)
+		return usage_error("--nagios, --prometheus, --json and --quiet cannot be used together: give one output form");
 	if (timeout_arg && !o->wait)
 		return usage_error("--timeout goes with --wait only");
 	if (timeout_arg && (rc = parse_timeout(timeout_arg, &o->timeout)))
@@ -397,12 +420,12 @@ static int run(int argc, char **argv, struct opts *o)
 	if (o->prealloc && cmd != CMD_ATTACH && cmd != CMD_CREATE && cmd != CMD_CONVERT)
 		return usage_error("--prealloc goes with --attach, --create or --convert only");
 	if (o->force && cmd != CMD_ATTACH && cmd != CMD_RESIZE && cmd != CMD_CREATE && cmd != CMD_CONVERT &&
-	    cmd != CMD_RESTORE)
-		return usage_error("--force goes with --attach, --resize, --create, --convert or --restore only");
-	if (o->wait && cmd != CMD_RESTORE && cmd != CMD_CREATE && cmd != CMD_CONVERT)
-		return usage_error("--wait goes with --restore, --create or --convert only");
-	if (o->config && cmd != CMD_RESTORE && !is_mirror_cmd(cmd))
-		return usage_error("--config goes with --restore, --create, --convert or --revert only");
+	    cmd != CMD_RESTORE && cmd != CMD_REFRESH)
+		return usage_error("--force goes with --attach, --resize, --create, --convert, --restore or --refresh only");
+	if (o->wait && cmd != CMD_RESTORE && cmd != CMD_CREATE && cmd != CMD_CONVERT && cmd != CMD_REFRESH)
+		return usage_error("--wait goes with --restore, --create, --convert or --refresh only");
+	if (o->config && cmd != CMD_RESTORE && cmd != CMD_STATUS && !is_mirror_cmd(cmd))
+		return usage_error("--config goes with --status, --restore, --create, --convert or --revert only");
 	if (o->config && !*o->config)
 		return usage_error("--config needs a file name");
 	if (size_arg && cmd != CMD_CREATE && cmd != CMD_CONVERT)
@@ -451,6 +474,8 @@ static int run(int argc, char **argv, struct opts *o)
 		return cmd_convert(o, arg);
 	case CMD_REVERT:
 		return cmd_revert(o, arg);
+	case CMD_REFRESH:
+		return cmd_refresh(o, arg);
 	default:
 		return usage_error("no command given: see rdctl --help");
 	}

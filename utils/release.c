@@ -62,6 +62,29 @@ static bool member_gone(const char *mdname, const char *rd)
 	return gone;
 }
 
+/*
+ * Ranges that every persistent member has recorded bad (md's bad-block
+ * log) exist only in RAM: failing the RAM member loses them. Refuse, and
+ * say it loudly: at shutdown this line is what the journal keeps of the
+ * data lost with the power. true when refused.
+ */
+bool ram_only_refusal(struct boot_item *it, const struct md_array *a, const char *rd, const char *verb)
+{
+	struct md_ranges only;
+	char *ranges;
+
+	md_ram_only_ranges(a, &only);
+	if (!only.n)
+		return false;
+	ranges = md_ranges_str(&only, 8);
+	boot_item_fail(it, "EBUSY",
+		       xasprintf("not %s %s: every disk of %s has recorded bad blocks at sectors %s (%llu sectors in all, md's bad_blocks): %s holds the only good copy of them, and they are lost when it goes (at a power-off too). Give md a good copy first: mdadm /dev/%s --add NEWDISK (md copies them from RAM), or --replace the disk",
+				 verb, rd, a->name, ranges, (unsigned long long)only.sectors, rd, a->name));
+	free(ranges);
+	md_ranges_clear(&only);
+	return true;
+}
+
 static void release_member(const struct md_array *a, const struct md_member *m, struct boot_report *rep)
 {
 	struct boot_item *it = boot_item_new(rep, a->name);
@@ -79,6 +102,8 @@ static void release_member(const struct md_array *a, const struct md_member *m, 
 					 m->name, a->name));
 		goto out;
 	}
+	if (ram_only_refusal(it, a, m->name, "releasing"))
+		goto out;
 	if ((r = mdadm_call(NULL, &msg, dev, "--fail", path, "--remove", path, NULL)) < 0) {
 		boot_item_fail(it, errno_code(-r), msg);
 		msg = NULL;

@@ -39,6 +39,8 @@
 #include "lock.h"
 #include "md.h"
 #include "md_ops.h"
+#include "meminfo.h"
+#include "rd_prepare.h"
 #include "size.h"
 #include "sysfs.h"
 #include "util.h"
@@ -56,48 +58,6 @@ static double restore_timeout(void)
 	if (s && parse_u64(s, &v) && v <= 3600)
 		return (double)v;
 	return DEFAULT_TIMEOUT;
-}
-
-static char *find_by_uuid(const char *uuid)
-{
-	char *path = xasprintf("%s/block", sysfs_root()), **names, *found = NULL;
-	size_t n;
-
-	if (list_dir(path, &names, &n) < 0)
-		n = 0, names = NULL;
-	free(path);
-	for (size_t i = 0; i < n && !found; i++) {
-		char *u;
-
-		if (strncmp(names[i], "md", 2) || !md_has_members(names[i]))
-			continue;
-		u = md_uuid_of(names[i]);
-		if (u && md_uuid_same(u, uuid))
-			found = xstrdup(names[i]);
-		free(u);
-	}
-	free_names(names, n);
-	return found;
-}
-
-/* The kernel name of the configured array when it exists with members, else NULL. */
-static char *find_array(const struct conf_mirror *m)
-{
-	char *name;
-
-	switch (m->kind) {
-	case CONF_DEVICE:
-		return md_has_members(m->name) ? xstrdup(m->name) : NULL;
-	case CONF_MDNAME:
-		name = md_resolve_name(m->name);
-		if (name && md_has_members(name))
-			return name;
-		free(name);
-		return NULL;
-	case CONF_UUID:
-		return find_by_uuid(m->uuid);
-	}
-	return NULL;
 }
 
 static void try_assemble(const struct conf_mirror *m)
@@ -144,7 +104,7 @@ static int bring_up(struct boot_item *it, const struct conf_mirror *m, char **md
 	*note = NULL;
 	for (;;) {
 		bool late = mono_now() - start >= timeout;
-		char *name = find_array(m);
+		char *name = md_array_of_config(m);
 
 		if (name) {
 			struct md_array a;
@@ -370,7 +330,83 @@ static char *join_wm(const struct boot_item *it)
 	return s;
 }
 
-static void restore_one(const struct conf_mirror *m, const struct opts *o, struct boot_report *rep)
+/* Members in a slot (in the array's geometry), and of them the persistent ones. */
+static void count_slots(const struct md_array *a, int *slotted, int *persistent, int *top_persistent)
+{
+	*slotted = *persistent = 0;
+	*top_persistent = -1;
+	for (size_t i = 0; i < a->nmembers; i++) {
+		const struct md_member *m = &a->members[i];
+
+		if (m->faulty || m->slot < 0)
+			continue;
+		(*slotted)++;
+		if (m->is_ram)
+			continue;
+		(*persistent)++;
+		if (m->slot > *top_persistent)
+			*top_persistent = m->slot;
+	}
+}
+
+/* "mdadm --grow DEV --raid-devices=N". 0, or -1 with the error on the item. */
+static int grow_to(struct boot_item *it, const char *dev, int n)
+{
+	char *rdn = xasprintf("--raid-devices=%d", n), *msg = NULL;
+	int r = mdadm_call(NULL, &msg, "--grow", dev, rdn, NULL);
+
+	free(rdn);
+	if (r < 0)
+		return boot_item_fail(it, errno_code(-r), msg);
+	free(msg);
+	return 0;
+}
+
+/*
+ * Does a RAM member of size fit? Every rd disk may still fill up to its
+ * size (md's recovery writes it whole), and reserve must stay available
+ * after that: a member that does not fit is not attached, and the array
+ * runs from its disks. 0, or -1 with the item refused.
+ */
+static int check_fits(struct boot_item *it, const struct config *cfg, const char *mdname, uint64_t size)
+{
+	struct meminfo mi;
+	struct rd_disk *disks = NULL;
+	uint64_t pending = 0, reserve;
+	size_t n = 0;
+	char *sz, *av, *rs, *pd;
+
+	if (meminfo_read(&mi) < 0 || !mi.has_available || !mi.has_total)
+		return 0;	/* the module still refuses a disk larger than RAM */
+	if (rd_disks_list(&disks, &n) == 0) {
+		for (size_t i = 0; i < n; i++) {
+			uint64_t held = disks[i].has_allocated ? disks[i].allocated : 0;
+
+			pending += disks[i].size > held ? disks[i].size - held : 0;
+		}
+		rd_disks_free(disks, n);
+	}
+	reserve = config_reserve_bytes(cfg, mi.total);
+	if (mi.available >= reserve && mi.available - reserve >= pending &&
+	    mi.available - reserve - pending >= size)
+		return 0;
+	sz = size_mib_str(size);
+	av = size_mib_str(mi.available / 1048576 * 1048576);
+	rs = size_mib_str(reserve / 1048576 * 1048576);
+	pd = size_mib_str(pending / 1048576 * 1048576);
+	boot_item_fail(it, "ENOMEM",
+		       xasprintf("not restored: a %s RAM member does not fit in memory (%s available, %s still to fill in other rd disks, %s kept in reserve%s); %s runs from its disks. Free memory or lower the reserve in %s, then run rdctl --restore",
+				 sz, av, pd, rs, cfg->reserve_line ? "" : " by default", mdname, cfg->path));
+	it->action = "refused";
+	free(sz);
+	free(av);
+	free(rs);
+	free(pd);
+	return -1;
+}
+
+static void restore_one(const struct conf_mirror *m, const struct config *cfg, const struct opts *o,
+			struct boot_report *rep)
 {
 	struct boot_item *it = boot_item_new(rep, m->spec);
 	char *mdname = NULL, *note = NULL, *words = NULL, *wm, *sz;
@@ -379,8 +415,11 @@ static void restore_one(const struct conf_mirror *m, const struct opts *o, struc
 	unsigned index;
 	uint64_t size = m->size, need = 0;
 	char *why = NULL, *msg = NULL, *dev = NULL, *path = NULL;
-	int r;
+	int r, slotted, persistent, top, raid_disks;
+	bool compacted = false, grow;
 
+	it->spec = xstrdup(m->spec);
+	it->line = m->line;
 	if (m->kind == CONF_UUID)
 		it->uuid = xstrdup(m->uuid);
 	if (bring_up(it, m, &mdname, &note) < 0)
@@ -406,6 +445,8 @@ static void restore_one(const struct conf_mirror *m, const struct opts *o, struc
 		goto out;
 	}
 	rm = rd_member(&a);
+	count_slots(&a, &slotted, &persistent, &top);
+	raid_disks = a.raid_disks;
 	if (rm && !rm->faulty && !rm->write_error) {
 		it->action = "already";
 		it->rd = xstrdup(rm->name);
@@ -418,12 +459,32 @@ static void restore_one(const struct conf_mirror *m, const struct opts *o, struc
 				rd_disk_clear(&d);
 			}
 		}
+		/*
+		 * A RAM spare with no slot free for it: a --convert stopped
+		 * between its add and its grow. Grow: md recovers the spare
+		 * into the new slot, the highest.
+		 */
+		if (rm->slot < 0 && raid_disks > 0 && slotted >= raid_disks) {
+			md_array_clear(&a);
+			if (grow_to(it, dev, raid_disks + 1) < 0)
+				goto out;
+			it->action = "added";
+			if (md_array_read(mdname, &a) < 0)
+				goto out;
+			rm = rd_member(&a);
+			if (!rm) {
+				boot_item_fail(it, "EIO", xasprintf("%s left %s after the grow", it->rd, mdname));
+				md_array_clear(&a);
+				goto out;
+			}
+		}
 		words = sync_words(&a, rm);
 		md_array_clear(&a);
 		if (fix_write_mostly(it, mdname) < 0)
 			goto out;
 		wm = join_wm(it);
-		it->summary = xasprintf("already restored (%s, %s)%s%s%s", it->rd, words,
+		it->summary = xasprintf("%s (%s, %s)%s%s%s", strcmp(it->action, "added") ? "already restored" :
+					"grown into the RAM slot", it->rd, words,
 					it->nwm ? ", " : "", wm, it->nwm ? " made write-mostly" : "");
 		free(wm);
 		goto wait;
@@ -451,15 +512,45 @@ static void restore_one(const struct conf_mirror *m, const struct opts *o, struc
 		free(a2);
 		goto out;
 	}
+	if (!o->force && check_fits(it, cfg, mdname, size) < 0)
+		goto out;
+	/*
+	 * The RAM member must land in the highest slot (md_ram_slot_low()):
+	 * md puts a spare into the lowest free slot. With one slot free and a
+	 * persistent member above it (a mirror made by an older rdctl, or by
+	 * hand, with the RAM slot first), shrinking raid-devices to the
+	 * persistent members packs them into the lowest slots (raid1_reshape());
+	 * the grow below then opens the top slot for the RAM member. Not while
+	 * a sync runs (md refuses to reshape then): --status warns, and the
+	 * next restore or rdctl --refresh moves it.
+	 */
+	if (raid_disks == persistent + 1 && top >= persistent) {
+		if (grow_to(it, dev, persistent) == 0) {
+			compacted = true;
+			raid_disks = persistent;
+		} else {
+			fprintf(stderr, "rdctl: warning: %s: cannot move the disks below the RAM slot (%s): the RAM member goes into a low slot, where md's repair would take it as the truth; rdctl --refresh %s moves it later\n",
+				mdname, it->message, dev);
+			free(it->message);
+			free(it->code);
+			it->message = it->code = NULL;
+			it->action = NULL;
+		}
+	}
+	/* no slot free: a --convert stopped before its grow, or the shrink above */
+	grow = raid_disks > 0 && persistent >= raid_disks;
 	if (attach_disk(it, size, m->prealloc, &index) < 0)
 		goto out;
 	path = md_dev_path(it->rd);
-	if ((r = mdadm_call(NULL, &msg, dev, "--add", path, NULL)) < 0) {
+	if ((r = rd_prepare_for_md(it->rd, mdname, &msg)) < 0 ||
+	    (r = mdadm_call(NULL, &msg, dev, "--add", path, NULL)) < 0) {
 		boot_item_fail(it, errno_code(-r), msg);
 		if (detach_disk(index))
 			error_reset();	/* the add failed: that is the error to show */
 		goto out;
 	}
+	if (grow && grow_to(it, dev, raid_disks + 1) < 0)
+		goto out;
 	it->action = "added";
 	if (fix_write_mostly(it, mdname) < 0)
 		goto out;
@@ -473,8 +564,10 @@ static void restore_one(const struct conf_mirror *m, const struct opts *o, struc
 	}
 	wm = join_wm(it);
 	sz = size_mib_str(size);
-	it->summary = xasprintf("%s%sattached %s (%s%s), added to %s%s%s%s, %s", note ? note : "", note ? ", " : "",
+	it->summary = xasprintf("%s%s%sattached %s (%s%s), added to %s%s%s%s%s, %s", note ? note : "", note ? ", " : "",
+				compacted ? "disks moved below the RAM slot, " : "",
 				it->rd, sz, m->prealloc ? ", preallocated" : "", mdname,
+				grow ? " in a new slot" : "",
 				it->nwm ? ", " : "", wm, it->nwm ? " write-mostly" : "", words);
 	free(sz);
 	free(wm);
@@ -509,11 +602,42 @@ static void drop_same_arrays(struct config *cfg)
 		return;
 	names = xcalloc(cfg->n, sizeof(*names));
 	for (size_t i = 0; i < cfg->n; i++)
-		names[i] = find_array(&cfg->v[i]);
+		names[i] = md_array_of_config(&cfg->v[i]);
 	config_drop_same_arrays(cfg, names);
 	for (size_t i = 0; i < cfg->n; i++)
 		free(names[i]);
 	free(names);
+}
+
+int restore_array(const struct opts *o, const char *kname, bool *found)
+{
+	const char *path = o->config ? o->config : CONFIG_DEFAULT_PATH;
+	struct boot_report rep = { 0 };
+	struct config cfg;
+	int rc = 0;
+
+	*found = false;
+	if (config_read(path, &cfg) < 0) {
+		config_free(&cfg);
+		return 0;
+	}
+	for (size_t i = 0; i < cfg.n && !*found; i++) {
+		char *name = md_array_of_config(&cfg.v[i]);
+
+		if (name && !strcmp(name, kname)) {
+			*found = true;
+			restore_one(&cfg.v[i], &cfg, o, &rep);
+		}
+		free(name);
+	}
+	if (*found) {
+		if (rep.n && rep.v[0].wait)
+			wait_sync(&rep.v[0], rep.v[0].array, o->timeout);
+		rc = boot_report_emit(&rep, "restore", NULL, o->json);
+	}
+	boot_report_free(&rep);
+	config_free(&cfg);
+	return rc;
 }
 
 int cmd_restore(const struct opts *o)
@@ -542,7 +666,7 @@ int cmd_restore(const struct opts *o)
 	}
 	drop_same_arrays(&cfg);
 	for (size_t i = 0; i < cfg.n; i++)
-		restore_one(&cfg.v[i], o, &rep);
+		restore_one(&cfg.v[i], &cfg, o, &rep);
 	/*
 	 * Every change is made: let the lock go, then wait for the syncs (md
 	 * recovers all the arrays at once), so that an rdctl run meanwhile
@@ -559,6 +683,7 @@ int cmd_restore(const struct opts *o)
 		config_free(&cfg);
 		return rc;
 	}
+	boot_report_save(&rep, &cfg);
 	rc = boot_report_emit(&rep, "restore", &cfg, o->json);
 	boot_report_free(&rep);
 	config_free(&cfg);

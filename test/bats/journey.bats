@@ -90,7 +90,7 @@ hdd_write_sectors() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	# every step is printed as the command it is
-	[[ "$output" == *"mdadm --create /dev/md0 --run --level=1 --metadata=1.2 --raid-devices=3 --assume-clean --bitmap=internal --bitmap-chunk=128M missing --write-mostly /dev/$H1 /dev/$H2"* ]]
+	[[ "$output" == *"mdadm --create /dev/md0 --run --level=1 --metadata=1.2 --raid-devices=3 --assume-clean --bitmap=internal --bitmap-chunk=128M --write-mostly /dev/$H1 /dev/$H2 missing"* ]]
 	[[ "$output" == *"mdadm /dev/md0 --add /dev/rd0"* ]]
 	[[ "$output" == *"Created md0: rd0"* ]]
 	[ "$(md_attr raid_disks)" = 3 ]
@@ -191,7 +191,7 @@ hdd_write_sectors() {
 	run rdctl --create /dev/md0 "/dev/$H1" "/dev/$H2" --dry-run --config "$CONF"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"--assume-clean --bitmap=internal --bitmap-chunk=128M missing --write-mostly /dev/$H1 /dev/$H2"* ]]
+	[[ "$output" == *"--assume-clean --bitmap=internal --bitmap-chunk=128M --write-mostly /dev/$H1 /dev/$H2 missing"* ]]
 	[[ "$output" == *"mdadm /dev/md0 --add /dev/rdN"* ]]
 	run rdctl --create /dev/md0 "/dev/$H1" "/dev/$H2" --dry-run --json
 	[ "$status" -eq 0 ]
@@ -320,9 +320,18 @@ hdd_write_sectors() {
 	[ "$status" -eq 0 ]
 	validate convert
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["convert"]; sys.exit(d["rd"] != "rd0" or d["dry_run"])' "$T/doc.json"
-	run rdctl --convert /dev/md0 --config "$CONF"
+	# not in the configuration given: a RAM mirror of someone else's
+	: >"$T/other.conf"
+	run rdctl --convert /dev/md0 --config "$T/other.conf"
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ "$output" == "rdctl: /dev/md0 has a RAM member already (rd0, "* ]]
+	[ ! -e /sys/block/rd1 ]
+	# in it: finished (or already whole) as the restore does, nothing added
+	run rdctl --convert /dev/md0 --config "$CONF"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"finishing an interrupted --convert"* ]]
+	[[ "$output" == *"md0: already restored (rd0, "* ]]
 	[ ! -e /sys/block/rd1 ]
 }

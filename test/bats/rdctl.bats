@@ -164,7 +164,7 @@ json_get() {
 	[ "$status" = 0 ]
 	[[ "$output" == "Flushed device rd0"* ]]
 	[ "$(rd_allocated rd0)" = 0 ]
-	run rdctl -j -f rd0
+	run rdctl -J --flush rd0
 	json_ok flushed
 	run rdctl --resize rd7 8
 	[ "$status" = 1 ]
@@ -213,7 +213,7 @@ json_get() {
 	run rdctl -j --status
 	# 3: the status was shown, with warnings
 	[ "$status" = 3 ]
-	json_ok module,memory,disks,arrays,warnings
+	json_ok module,memory,disks,arrays,mirrors,warnings,status
 	[ "$(json_get "d['module']['version']")" = "$(cat "$RD_TOP/VERSION")" ]
 	[ "$(json_get "d['arrays'][0]['name']")" = md0 ]
 	[ "$(json_get "d['arrays'][0]['level']")" = raid1 ]
@@ -243,7 +243,7 @@ json_get() {
 	mdadm --wait /dev/md0 || true
 	run rdctl -j -s
 	[ "$status" = 3 ]
-	json_ok module,memory,disks,arrays,warnings
+	json_ok module,memory,disks,arrays,mirrors,warnings,status
 	codes=$(json_get "' '.join(sorted(w['code'] for w in d['warnings']))")
 	[[ " $codes " == *" one_persistent "* ]]
 	[[ " $codes " != *" not_write_mostly "* ]]

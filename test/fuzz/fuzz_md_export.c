@@ -5,8 +5,8 @@
  * MD_DEVICES), UUIDs in any printed form (md_uuid_same), and mdadm's last
  * line on stderr for the error messages (last_line, utils/proc.c).
  *
- * export_value() and uuid_digits() are static in utils/md_ops.c: this
- * harness includes md_ops.c itself to reach them (md_ops.o of the library
+ * export_value() is static in utils/md_ops.c: this
+ * harness includes md_ops.c itself to reach it (md_ops.o of the library
  * is then not linked: every symbol of it is defined here).
  *
  * Invariants: export_value is the value of the first line "KEY=..." (no
@@ -45,13 +45,13 @@ static void check_uuid(const char *a, const char *b)
 	bool valid;
 
 	FUZZ_CHECK(md_uuid_same(a, b) == md_uuid_same(b, a), "md_uuid_same('%s', '%s') not symmetric", a, b);
-	valid = uuid_digits(a, hex);
+	valid = md_uuid_hex(a, hex);
 	FUZZ_CHECK(md_uuid_same(a, a) == valid, "md_uuid_same('%s', itself) = %d", a, !valid);
 	if (config_uuid_valid(a))
 		FUZZ_CHECK(valid, "config_uuid_valid('%s') but md_uuid_same refuses it", a);
 	if (!valid)
 		return;
-	FUZZ_CHECK(strlen(hex) == 32 && strspn(hex, "0123456789abcdef") == 32, "uuid_digits('%s') = '%s'", a, hex);
+	FUZZ_CHECK(strlen(hex) == 32 && strspn(hex, "0123456789abcdef") == 32, "md_uuid_hex('%s') = '%s'", a, hex);
 	v = xstrdup(a);
 	for (char *p = v; *p; p++)
 		*p = *p == ':' ? '-' : (char)toupper((unsigned char)*p);

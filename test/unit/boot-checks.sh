@@ -34,7 +34,8 @@ member() {	# ARRAY NAME STATE [SLOT]
 	put "$broot/sys/class/block/$2/size" 2101248
 }
 # md0: raid1, metadata 1.2, 1 GiB components, data offset 1 MiB (auto: 1025 MiB),
-# sdb write-mostly, sdc not, the RAM slot empty (as after a release)
+# sdb write-mostly, sdc not, the RAM slot (2, the highest) empty (as after a
+# release)
 boot_tree() {
 	rm -rf "$broot"
 	local m=$broot/sys/block/md0/md
@@ -49,8 +50,8 @@ boot_tree() {
 	put "$m/sync_speed" none
 	put "$m/fake_uuid" $uuid
 	put "$m/uuid" $sysfs_uuid
-	member md0 sdb in_sync,write_mostly 1
-	member md0 sdc in_sync 2
+	member md0 sdb in_sync,write_mostly 0
+	member md0 sdc in_sync 1
 	put "$broot/sys/module/rdmirror/version" 0.1.0
 	put "$broot/proc/meminfo" "MemTotal: 16777216 kB"
 	put "$broot/proc/self/mountinfo" "22 1 8:1 / / rw - ext4 /dev/sda1 rw"
@@ -61,7 +62,7 @@ boot_tree() {
 }
 # an rd member rdN in md0 with STATE; rdN exists in sysfs
 rd_member() {	# N STATE
-	member md0 "rd$1" "$2" 0
+	member md0 "rd$1" "$2" 2
 	put "$broot/sys/block/rd$1/size" 2099200
 	put "$broot/sys/block/rd$1/dev" "252:$1"
 	mkdir -p "$broot/sys/block/rd$1/holders/md0"
@@ -264,6 +265,148 @@ boot_tree
 rd_member 0 in_sync
 vg "release" 0 --release --json
 
+# --- #20: the RAM member's slot, memory, bad blocks, the restore record ---
+# a mirror of the old layout (RAM slot 0, disks in 1 and 2): the restore
+# shrinks raid-devices (md packs the disks into slots 0 and 1), then the
+# RAM member comes back in the highest slot
+boot_tree
+put "$broot/sys/block/md0/md/dev-sdb/slot" 1
+put "$broot/sys/block/md0/md/dev-sdc/slot" 2
+echo "md0 auto" >"$conf"
+run "restore old layout" 0 --restore --config "$conf"
+expect_out "restore old layout" "md0: disks moved below the RAM slot, attached rd3 (1025 MiB), added to md0 in a new slot, sdc write-mostly, recovery started"
+expect_log "restore old layout log" "mdadm --grow /dev/md0 --raid-devices=2
+ioctl ADD 1074790400 0
+mdadm /dev/md0 --add /dev/rd3
+mdadm --grow /dev/md0 --raid-devices=3"
+if [ "$(cat "$broot/sys/block/md0/md/dev-rd3/slot") $(cat "$broot/sys/block/md0/md/dev-sdb/slot") $(cat "$broot/sys/block/md0/md/dev-sdc/slot")" = "2 0 1" ]
+then pass; else fail "restore old layout: slots rd3 sdb sdc: $(cat "$broot"/sys/block/md0/md/dev-{rd3,sdb,sdc}/slot | tr '\n' ' ')"; fi
+# md refuses to reshape (a sync runs): the member goes into the free slot, with a warning
+boot_tree
+put "$broot/sys/block/md0/md/dev-sdb/slot" 1
+put "$broot/sys/block/md0/md/dev-sdc/slot" 2
+FAKE_MDADM_FAIL=grow run "restore old layout busy" 0 --restore --config "$conf"
+expect_err_has "restore old layout busy" "cannot move the disks below the RAM slot"
+if [ "$(cat "$broot/sys/block/md0/md/dev-rd3/slot")" = 0 ]; then pass; else fail "restore old layout busy: rd3 slot $(cat "$broot/sys/block/md0/md/dev-rd3/slot")"; fi
+
+# no slot free (a --convert stopped before its grow): add, then grow
+boot_tree
+put "$broot/sys/block/md0/md/raid_disks" 2
+put "$broot/sys/block/md0/md/degraded" 0
+run "restore no free slot" 0 --restore --config "$conf"
+expect_log "restore no free slot log" "ioctl ADD 1074790400 0
+mdadm /dev/md0 --add /dev/rd3
+mdadm --grow /dev/md0 --raid-devices=3"
+if [ "$(cat "$broot/sys/block/md0/md/dev-rd3/slot")" = 2 ]; then pass; else fail "restore no free slot: rd3 slot $(cat "$broot/sys/block/md0/md/dev-rd3/slot")"; fi
+# a RAM spare with no slot free (the --convert stopped after its add): grow
+boot_tree
+put "$broot/sys/block/md0/md/raid_disks" 2
+rd_member 0 spare
+put "$broot/sys/block/md0/md/dev-rd0/slot" none
+run "restore spare no slot" 0 --restore --config "$conf"
+expect_log "restore spare no slot log" "mdadm --grow /dev/md0 --raid-devices=3"
+expect_out "restore spare no slot" "md0: grown into the RAM slot (rd0, recovery started), sdc made write-mostly"
+
+# a member that does not fit: not attached, refused, recorded
+boot_tree
+put "$broot/proc/meminfo" "MemTotal: 2097152 kB
+MemAvailable: 1048576 kB"
+run "restore too big" 1 --restore --config "$conf"
+expect_err_has "restore too big" "md0: not restored: a 1025 MiB RAM member does not fit in memory (1024 MiB available, 0 MiB still to fill in other rd disks, 256 MiB kept in reserve by default); md0 runs from its disks"
+expect_log "restore too big: nothing attached" ""
+if grep -q '"action": "refused"' "$RDCTL_RUN_DIR/restore.json" && grep -q '"spec": "md0"' "$RDCTL_RUN_DIR/restore.json" &&
+	grep -q '"time": ' "$RDCTL_RUN_DIR/restore.json"; then pass; else fail "restore too big: restore.json: $(cat "$RDCTL_RUN_DIR/restore.json")"; fi
+run "restore too big json" 1 --restore --config "$conf" --json
+validate "restore too big json" restore,config_errors
+# it fits with a smaller reserve; a reserve in percent of MemTotal
+printf 'reserve 0\nmd0 auto\n' >"$conf"
+put "$broot/proc/meminfo" "MemTotal: 2097152 kB
+MemAvailable: 1050624 kB"
+run "restore reserve 0" 0 --restore --config "$conf"
+boot_tree
+put "$broot/proc/meminfo" "MemTotal: 16777216 kB
+MemAvailable: 2097152 kB"
+printf 'reserve 95%%\nmd0 auto\n' >"$conf"
+run "restore reserve bad" 1 --restore --config "$conf"
+expect_err_has "restore reserve bad" "invalid reserve '95%': expected a whole percentage from 0 to 90"
+boot_tree
+put "$broot/proc/meminfo" "MemTotal: 16777216 kB
+MemAvailable: 2097152 kB"
+printf 'reserve 90%%\nmd0 auto\n' >"$conf"
+run "restore reserve 90%" 1 --restore --config "$conf"
+expect_err_has "restore reserve 90%" "14745 MiB kept in reserve)"
+printf 'reserve 1M\nreserve 2M\nmd0 auto\n' >"$conf"
+run "restore reserve twice" 1 --restore --config "$conf"
+expect_err_has "restore reserve twice" ":2: reserve is set already on line 1"
+# --force goes ahead
+printf 'reserve 90%%\nmd0 auto\n' >"$conf"
+run "restore reserve force" 0 --restore --config "$conf" --force
+echo "md0 auto" >"$conf"
+
+# bad blocks that every disk has recorded: the RAM member holds the only copy
+boot_tree
+rd_member 0 in_sync
+put "$broot/sys/block/md0/md/dev-sdb/bad_blocks" "20480 8"
+run "release bad blocks on one disk" 0 --release
+boot_tree
+rd_member 0 in_sync
+put "$broot/sys/block/md0/md/dev-sdb/bad_blocks" "20480 8
+40960 16"
+put "$broot/sys/block/md0/md/dev-sdc/bad_blocks" "20484 8"
+run "release bad blocks on both" 1 --release
+expect_err_has "release bad blocks on both" "md0: not releasing rd0: every disk of md0 has recorded bad blocks at sectors 20484+4 (4 sectors in all, md's bad_blocks): rd0 holds the only good copy of them"
+expect_log "release bad blocks on both: nothing ran" ""
+run "revert bad blocks on both" 1 --revert /dev/md0 --config "$conf"
+expect_err_has "revert bad blocks on both" "not reverting /dev/md0: every disk has recorded bad blocks at sectors 20484+4"
+expect_log "revert bad blocks on both: nothing ran" ""
+run "refresh bad blocks on both" 1 --refresh /dev/md0 --config "$conf"
+expect_err_has "refresh bad blocks on both" "not refreshing /dev/md0: every disk has recorded bad blocks at sectors 20484+4"
+# unacknowledged ones count too
+put "$broot/sys/block/md0/md/dev-sdc/bad_blocks" ""
+put "$broot/sys/block/md0/md/dev-sdc/unacknowledged_bad_blocks" "40960 8"
+run "release unacknowledged bad blocks" 1 --release
+expect_err_has "release unacknowledged bad blocks" "bad blocks at sectors 40960+8"
+
+# --refresh: out, empty, back in the highest slot
+boot_tree
+rd_member 0 in_sync
+put "$broot/sys/block/md0/md/dev-sdb/state" in_sync,write_mostly
+put "$broot/sys/block/md0/md/dev-sdc/state" in_sync,write_mostly
+put "$broot/sys/block/md0/md/degraded" 0
+run "refresh" 0 --refresh /dev/md0 --config "$conf"
+expect_log "refresh log" "mdadm /dev/md0 --fail /dev/rd0 --remove /dev/rd0
+ioctl REMOVE 0 0
+ioctl ADD 1074790400 0
+mdadm /dev/md0 --add /dev/rd3"
+expect_out_has "refresh summary" "Refreshed md0: rd3 (1025 MiB) added empty, recovery"
+# the old layout: RAM in slot 0, moved on top
+boot_tree
+rd_member 0 in_sync
+put "$broot/sys/block/md0/md/dev-rd0/slot" 0
+put "$broot/sys/block/md0/md/dev-sdb/slot" 1
+put "$broot/sys/block/md0/md/dev-sdc/slot" 2
+run "refresh old layout" 0 --refresh /dev/md0 --config "$conf" --json
+validate "refresh old layout" refresh
+expect_log "refresh old layout log" "mdadm /dev/md0 --fail /dev/rd0 --remove /dev/rd0
+ioctl REMOVE 0 0
+mdadm --grow /dev/md0 --raid-devices=2
+ioctl ADD 1074790400 0
+mdadm /dev/md0 --add /dev/rd3
+mdadm --grow /dev/md0 --raid-devices=3"
+if [ "$(cat "$broot/sys/block/md0/md/dev-rd3/slot")" = 2 ]; then pass; else fail "refresh old layout: rd3 slot $(cat "$broot/sys/block/md0/md/dev-rd3/slot")"; fi
+boot_tree
+run "refresh no RAM member" 1 --refresh /dev/md0
+expect_err "refresh no RAM member" "/dev/md0 has no working RAM member to refresh: rdctl --restore adds one"
+boot_tree
+rd_member 0 in_sync
+put "$broot/sys/block/md0/md/dev-sdb/state" spare
+put "$broot/sys/block/md0/md/dev-sdc/state" faulty
+run "refresh only copy" 1 --refresh /dev/md0
+expect_err_has "refresh only copy" "sdb of /dev/md0 is not in sync yet"
+boot_tree
+rd_member 0 in_sync
+vg "refresh" 0 --refresh /dev/md0 --config "$conf"
+
 # --- --wait: returns when the recovery has finished ---
 boot_tree
 printf 'md0 auto\n' >"$conf"
@@ -295,12 +438,23 @@ else fail "rdmirror-boot start without config: $(cat "$err")"; fi
 if RDCTL=$rdctl sh "$boot_sh" frob >"$out" 2>"$err"; then fail "rdmirror-boot frob succeeded"
 elif [ $? -eq 2 ]; then pass; else fail "rdmirror-boot frob: not exit 2"; fi
 
-# --- the systemd unit parses (with this rdctl, without the man page lookup) ---
+# --- the systemd units parse (with this rdctl, without the man page lookup) ---
 if command -v systemd-analyze >/dev/null; then
-	sed -e "s|/usr/sbin/rdctl|$rdctl|" -e '/^Documentation=/d' "$utils/../scripts/rdmirror-restore.service" \
-		>"$tmp/rdmirror-restore.service"
-	if systemd-analyze verify "$tmp/rdmirror-restore.service" >"$tmp/sa.out" 2>&1; then pass
-	else fail "systemd-analyze verify rdmirror-restore.service: $(cat "$tmp/sa.out")"; fi
+	mkdir -p "$tmp/units"
+	for u in rdmirror-restore.service rdmirror-release.service; do
+		sed -e "s|/usr/sbin/rdctl|$rdctl|" -e '/^Documentation=/d' "$utils/../scripts/$u" >"$tmp/units/$u"
+	done
+	for u in rdmirror-restore.service rdmirror-release.service; do
+		if (cd "$tmp/units" && systemd-analyze verify "$u") >"$tmp/sa.out" 2>&1; then pass
+		else fail "systemd-analyze verify $u: $(cat "$tmp/sa.out")"; fi
+	done
+	# a failed restore shows as a failed unit, and the release does not
+	# depend on it: ExecStart without "-", the release in a unit of its own
+	if grep -qx 'ExecStart=/usr/sbin/rdctl --restore' "$utils/../scripts/rdmirror-restore.service" &&
+		! grep -q '^ExecStop=' "$utils/../scripts/rdmirror-restore.service" &&
+		grep -qx 'Wants=rdmirror-release.service' "$utils/../scripts/rdmirror-restore.service" &&
+		grep -qx 'ExecStop=/usr/sbin/rdctl --release' "$utils/../scripts/rdmirror-release.service"
+	then pass; else fail "units: a failed restore must fail rdmirror-restore.service, the release run apart"; fi
 fi
 
 IFS='|' read -r RDCTL_SYSFS_ROOT RDCTL_PROC_ROOT RDCTL_DEV_ROOT <<<"$saved_env"

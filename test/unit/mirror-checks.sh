@@ -73,7 +73,8 @@ validate "convert json" convert
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["convert"]
 sys.exit(not (d["rd"]=="rd3" and d["size"]==2<<30 and d["preallocated"] and d["mdadm_conf"]["listed"] is True
 	and d["config"]["changed"] and d["config"]["line"]=="UUID=%s 2048M prealloc" % sys.argv[2]
-	and [s["status"] for s in d["steps"]]==["done"]*6 and d["write_mostly_changed"]==["sdb","sdc"]))' "$out" "$uuid"
+	and [s["status"] for s in d["steps"]]==["done"]*6 and d["steps"][0]["command"].startswith("# add to ")
+	and d["write_mostly_changed"]==["sdb","sdc"]))' "$out" "$uuid"
 then pass; else fail "convert json: $(cat "$out")"; fi
 : >"$RDCTL_MDADM_CONF"
 raid1_tree
@@ -142,7 +143,8 @@ expect_err "convert attach fails" "not enough memory for a 1025 MiB RAM disk; md
 
 raid1_tree
 run "convert config unwritable" 1 --convert /dev/md0 --config "$tmp/no-such-dir/rdmirror.conf"
-expect_err_has "convert config unwritable" "cannot open directory $tmp/no-such-dir: No such file or directory; md0 runs with its RAM member rd3, but is not in the configuration: add the line 'UUID=$uuid auto' to $tmp/no-such-dir/rdmirror.conf by hand"
+expect_err_has "convert config unwritable" "cannot open directory $tmp/no-such-dir: No such file or directory; md0 is unchanged"
+expect_log "convert config unwritable: nothing ran" ""
 
 # --- dry run: reads only, the plan printed ----------------------------------
 raid1_tree

@@ -52,6 +52,8 @@ mkdir -p "$RDCTL_MODULES_DIR"
 # the lock of the changing commands in the test directory, not /run; the
 # fake mdadm (test/unit/fake-mdadm), never the host's
 export RDCTL_RUN_DIR=$tmp/run RDCTL_MDADM=$here/fake-mdadm
+# --status reads the configuration: not the host's /etc/rdmirror.conf (none here)
+export RDCTL_CONFIG=$tmp/no-rdmirror.conf
 mkdir -p "$RDCTL_RUN_DIR"
 : >"$root/dev/rdmirror-control"	# a regular file: the shim answers its ioctls
 
@@ -189,10 +191,10 @@ expect_out_has "status array" "md0: raid1, active, degraded 0, raid disks 3"
 expect_out_has "status sync" "sync: resync 25.0% at 100 MiB/s, ETA 15s"
 expect_out_has "status member" "  sdb    persistent yes          active in_sync,write_mostly"
 expect_out_has "status warn wm" "persistent member sdc is not write-mostly"
-expect_out_has "status warn sync" "resync running (25.0%): reads are not yet served from RAM"
+expect_out_has "status warn sync" "resync running (25.0%, 100 MiB/s, ETA 15s): reads are not yet served from RAM"
 expect_out_has "status warn mem" "rd0 (2 GiB) may still need 1.5 GiB of RAM but only 1 GiB is available"
 run "status json" 3 --status --json
-validate "status json" module,memory,disks,arrays,warnings
+validate "status json" module,memory,disks,arrays,mirrors,warnings,status
 run "status quiet" 3 --status --quiet
 expect_no_out "status quiet"
 usage "quiet list" "--quiet goes with --status only" -l -q
@@ -225,9 +227,9 @@ RDCTL_FAKE_IOCTL_ERRNO=ENOSPC run "attach ENOSPC" 1 -a 512
 expect_err_has "attach ENOSPC" "max_disks limit is reached"
 RDCTL_FAKE_IOCTL_ERRNO=ENODEV run "attach ENODEV" 1 -a 512
 expect_err "attach ENODEV" "attach failed: No such device (ENODEV): see dmesg"
-RDCTL_FAKE_IOCTL_ERRNO=ENOSPC run "flush ENOSPC" 1 -f rd2
+RDCTL_FAKE_IOCTL_ERRNO=ENOSPC run "flush ENOSPC" 1 --flush rd2
 expect_err "flush ENOSPC" "flush of rd2 failed: No space left on device (ENOSPC): see dmesg"
-RDCTL_FAKE_IOCTL_ERRNO=EINTR run "detach EINTR" 1 -d rd2
+RDCTL_FAKE_IOCTL_ERRNO=EINTR run "detach EINTR" 1 --detach rd2
 expect_err "detach EINTR" "detach was interrupted: nothing was changed; try again"
 RDCTL_FAKE_IOCTL_ERRNO=ENOMEM run "attach ENOMEM" 1 -a 512 --prealloc
 expect_err_has "attach ENOMEM" "not enough memory for a 512 MiB disk (preallocation needs all of it free now): choose a smaller size or free memory"
@@ -235,20 +237,20 @@ expect_err_has "attach ENOMEM" "not enough memory for a 512 MiB disk (preallocat
 # --- detach ------------------------------------------------------------------
 run detach 0 --detach rd0
 expect_out detach "Detached device rd0"
-run "detach /dev" 0 -d /dev/rd2
+run "detach /dev" 0 --detach /dev/rd2
 expect_out "detach /dev" "Detached device rd2"
-run "detach json" 0 -d rd1 -j
+run "detach json" 0 --detach rd1 -j
 validate "detach json" detached
-RDCTL_FAKE_IOCTL_ERRNO=EBUSY run "detach md member" 1 -d rd0
+RDCTL_FAKE_IOCTL_ERRNO=EBUSY run "detach md member" 1 --detach rd0
 expect_no_out "detach md member"
 expect_err "detach md member" "rd0 is a member of md0: remove it with mdadm /dev/md0 --fail /dev/rd0 --remove /dev/rd0 first"
-RDCTL_FAKE_IOCTL_ERRNO=EBUSY run "detach mounted" 1 -d rd1
+RDCTL_FAKE_IOCTL_ERRNO=EBUSY run "detach mounted" 1 --detach rd1
 expect_err "detach mounted" "rd1 is mounted on /mnt/rd one: unmount it first"
-RDCTL_FAKE_IOCTL_ERRNO=EBUSY run "detach open" 1 -d rd2
+RDCTL_FAKE_IOCTL_ERRNO=EBUSY run "detach open" 1 --detach rd2
 expect_err "detach open" "rd2 is open by a process: see fuser -v /dev/rd2"
-RDCTL_FAKE_IOCTL_ERRNO=EBUSY run "detach busy json" 1 -d rd0 --json
+RDCTL_FAKE_IOCTL_ERRNO=EBUSY run "detach busy json" 1 --detach rd0 --json
 expect_code "detach busy json" EBUSY
-RDCTL_FAKE_IOCTL_ERRNO=ENODEV run "detach missing" 1 -d rd7
+RDCTL_FAKE_IOCTL_ERRNO=ENODEV run "detach missing" 1 --detach rd7
 expect_err "detach missing" "no such disk rd7: see rdctl --list"
 
 # --- resize, flush -----------------------------------------------------------
@@ -269,9 +271,9 @@ RDCTL_FAKE_IOCTL_ERRNO=EBUSY run "resize busy" 1 -r rd0 1G
 expect_err_has "resize busy" "cannot shrink rd0 while it is in use (it can only grow): rd0 is a member of md0"
 run flush 0 --flush rd1
 expect_out flush "Flushed device rd1: freed 0 B"
-run "flush json" 0 -f rd1 -j
+run "flush json" 0 --flush rd1 -j
 validate "flush json" flushed
-RDCTL_FAKE_IOCTL_ERRNO=EBUSY run "flush busy" 1 -f rd0
+RDCTL_FAKE_IOCTL_ERRNO=EBUSY run "flush busy" 1 --flush rd0
 expect_err_has "flush busy" "rd0 is a member of md0"
 
 # --- usage errors: exit 2, one line, nothing on stdout --------------------------
@@ -282,8 +284,8 @@ usage "size empty" "empty size" -a ""
 usage "size overflow" "too large" -a 99999999999999999999
 usage "size unaligned" "not a multiple of 4 KiB" -a 5K
 usage "size resize" "unknown unit 'q'" -r rd0 1q
-usage "bad name" "invalid disk name 'sda'" -d sda
-usage "bad name 2" "invalid disk name 'rd'" -f rd
+usage "bad name" "invalid disk name 'sda'" --detach sda
+usage "bad name 2" "invalid disk name 'rd'" --flush rd
 usage "no command" "no command given" 
 usage "two commands" "--list and --status cannot be used together" -l -s
 usage "unknown long" "unknown option '--frobnicate'" --frobnicate
@@ -305,9 +307,9 @@ run "abbrev read-only" 3 --stat --qui
 usage "timeout alone" "--timeout goes with --wait only" --restore --timeout 5
 usage "timeout bad" "invalid --timeout '0': expected whole seconds from 1 to 86400" --restore --wait --timeout 0
 usage "prealloc alone" "--prealloc goes with --attach, --create or --convert only" -l --prealloc
-usage "force alone" "--force goes with --attach, --resize, --create, --convert or --restore only" -d rd0 --force
-usage "wait alone" "--wait goes with --restore, --create or --convert only" -l --wait
-usage "config alone" "--config goes with --restore, --create, --convert or --revert only" --release --config /x
+usage "force alone" "--force goes with --attach, --resize, --create, --convert, --restore or --refresh only" --detach rd0 --force
+usage "wait alone" "--wait goes with --restore, --create, --convert or --refresh only" -l --wait
+usage "config alone" "--config goes with --status, --restore, --create, --convert or --revert only" --release --config /x
 usage "config twice" "--config given twice" --restore --config /a --config /b
 usage "config arg" "option --config needs an argument" --restore --config
 usage "restore and release" "--restore and --release cannot be used together" --restore --release
@@ -319,14 +321,14 @@ expect_code "usage json" USAGE
 # --- module absent -------------------------------------------------------------
 mv "$root/sys/module/rdmirror" "$root/sys/module/rdmirror.off"
 mv "$root/dev/rdmirror-control" "$root/dev/rdmirror-control.off"
-run "detach no module" 1 -d rd0
+run "detach no module" 1 --detach rd0
 expect_err "detach no module" "the rdmirror module is not loaded, so there is no rd disk: see rdctl --list"
 run "attach no module" 1 -a 512
 expect_no_out "attach no module"
 expect_err_has "attach no module" "the rdmirror module is not installed for the running kernel $(uname -r): install it"
 vg "attach no module" 1 -a 512 --json
 run "status no module" 3 -s -j
-validate "status no module" module,memory,disks,arrays,warnings
+validate "status no module" module,memory,disks,arrays,mirrors,warnings,status
 mv "$root/sys/module/rdmirror.off" "$root/sys/module/rdmirror"
 mv "$root/dev/rdmirror-control.off" "$root/dev/rdmirror-control"
 
@@ -359,6 +361,8 @@ rmdir "$a" && mv "$a.off" "$a"
 . "$here/mirror-checks.sh"
 # shellcheck source=test/unit/lock-checks.sh
 . "$here/lock-checks.sh"
+# shellcheck source=test/unit/status-checks.sh
+. "$here/status-checks.sh"
 
 # --- sizes as util-linux reads them; the configuration: NULs, one array twice ------
 run "attach fraction" 0 --attach 0.5G
@@ -456,7 +460,7 @@ expect_lines "resize size" 1.5 1.5K 1.5M 1.5G 1.5T 1.5KiB 1.5MiB 1.5GiB 1.5TiB
 complete_words rdctl -o NAME,S
 expect_lines "columns" NAME,SIZE NAME,STATE NAME,SYNC
 complete_words rdctl --list --json --r
-expect_lines "options once" --resize --restore --release --revert --raw
+expect_lines "options once" --resize --restore --release --revert --refresh --raw
 complete_words rdctl --list --li
 expect_lines "no option twice" ""
 if complete_words rdctl --json --wait --dry-run --prealloc --force --co && [ ! -s "$err" ]; then

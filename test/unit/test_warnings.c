@@ -89,6 +89,7 @@ void test_warnings(void)
 	x = find(&w, "not_write_mostly");
 	CHECK(x != NULL);
 	if (x) {
+		CHECK(x->severity == SEV_WARNING);
 		CHECK_STR(x->array, "md0");
 		CHECK_STR(x->device, "sdc");
 		CHECK(strstr(x->message, "sdc is not write-mostly") != NULL);
@@ -111,7 +112,8 @@ void test_warnings(void)
 	CHECK_U64(w.n, 2);
 	CHECK(find(&w, "one_persistent") != NULL);
 	x = find(&w, "degraded");
-	CHECK(x != NULL && strstr(x->message, "md0 is degraded (1 missing member)") != NULL);
+	CHECK(x != NULL && strstr(x->message, "md0 is degraded (1 missing member, 1 of them persistent)") != NULL);
+	CHECK(x != NULL && x->severity == SEV_WARNING);
 	CHECK(find(&w, "not_write_mostly") == NULL);
 	warnings_free(&w);
 
@@ -120,6 +122,8 @@ void test_warnings(void)
 	warnings_compute(&a, 1, NULL, 0, &mi, &w);
 	CHECK_U64(w.n, 1);
 	CHECK(find(&w, "no_persistent") != NULL);
+	CHECK(find(&w, "no_persistent") && find(&w, "no_persistent")->severity == SEV_CRITICAL);
+	CHECK(warnings_worst(&w) == SEV_CRITICAL);
 	warnings_free(&w);
 
 	/* recovery onto the RAM member */
@@ -130,11 +134,40 @@ void test_warnings(void)
 	warnings_compute(&a, 1, NULL, 0, &mi, &w);
 	CHECK_U64(w.n, 2);
 	x = find(&w, "sync_running");
-	CHECK(x != NULL && strstr(x->message, "recover running (25.0%)") != NULL &&
+	CHECK(x != NULL && strstr(x->message, "recover running (25.0%, unknown/s, ETA unknown)") != NULL &&
 	      strstr(x->message, "not yet served from RAM") != NULL);
+	/* the routine warm-up after a boot: OK, with its progress */
+	CHECK(x != NULL && x->severity == SEV_OK);
 	x = find(&w, "ram_not_in_sync");
-	CHECK(x != NULL);
+	CHECK(x != NULL && x->severity == SEV_OK);
 	CHECK_STR(x ? x->device : NULL, "rd0");
+	CHECK(warnings_worst(&w) == SEV_OK);
+	warnings_free(&w);
+
+	/* the warm-up with its RAM slot counted degraded, rate and ETA known: still OK */
+	a = arr(m, 3, s_recover, 1);
+	a.has_speed = true;
+	a.sync_speed = 1024;
+	warnings_compute(&a, 1, NULL, 0, &mi, &w);
+	x = find(&w, "sync_running");
+	CHECK(x != NULL && strstr(x->message, "1 MiB/s, ETA 0s") != NULL);
+	x = find(&w, "degraded");
+	CHECK(x != NULL && x->severity == SEV_OK);
+	CHECK(warnings_worst(&w) == SEV_OK);
+	warnings_free(&w);
+	/* and a disk missing besides: degraded beyond the RAM slot is a WARNING */
+	a = arr(m, 3, s_recover, 2);
+	warnings_compute(&a, 1, NULL, 0, &mi, &w);
+	x = find(&w, "degraded");
+	CHECK(x != NULL && x->severity == SEV_WARNING && strstr(x->message, "1 of them persistent") != NULL);
+	CHECK(find(&w, "sync_running") != NULL && find(&w, "sync_running")->severity == SEV_OK);
+	warnings_free(&w);
+	/* a faulty RAM member is no warm-up */
+	m[0] = mem(s_rd0, true, s_faulty);
+	a = arr(m, 3, s_idle, 1);
+	warnings_compute(&a, 1, NULL, 0, &mi, &w);
+	x = find(&w, "ram_not_in_sync");
+	CHECK(x != NULL && x->severity == SEV_WARNING);
 	warnings_free(&w);
 
 	/*
@@ -192,4 +225,44 @@ void test_warnings(void)
 	warnings_compute(NULL, 0, &d, 1, &nomi, &w);	/* unknown: no warning */
 	CHECK_U64(w.n, 0);
 	warnings_free(&w);
+
+	/* bad blocks: one disk only is a WARNING; the same range on both disks CRITICAL */
+	mi = mi_avail(8ULL << 30);
+	m[0] = mem(s_rd0, true, s_in_sync);
+	m[1] = mem(s_sdb, false, s_wm);
+	m[2] = mem(s_sdc, false, s_wm);
+	m[0].slot = 2;
+	m[1].slot = 0;
+	m[2].slot = 1;
+	md_ranges_add(&m[1].bad, 20480, 8);
+	a = arr(m, 3, s_idle, 0);
+	warnings_compute(&a, 1, NULL, 0, &mi, &w);
+	CHECK_U64(w.n, 1);
+	x = find(&w, "bad_blocks");
+	CHECK(x != NULL && x->severity == SEV_WARNING && strstr(x->message, "20480+8") != NULL);
+	CHECK_STR(x ? x->device : NULL, "sdb");
+	CHECK(find(&w, "ram_only_data") == NULL);
+	warnings_free(&w);
+	md_ranges_add(&m[2].bad, 20484, 16);
+	warnings_compute(&a, 1, NULL, 0, &mi, &w);
+	CHECK_U64(w.n, 3);
+	x = find(&w, "ram_only_data");
+	CHECK(x != NULL && x->severity == SEV_CRITICAL && strstr(x->message, "sectors 20484+4 (4 sectors)") != NULL);
+	CHECK(warnings_worst(&w) == SEV_CRITICAL);
+	warnings_free(&w);
+	md_ranges_clear(&m[1].bad);
+	md_ranges_clear(&m[2].bad);
+
+	/* the RAM member below a disk: md's repair would copy RAM over it */
+	m[0].slot = 0;
+	m[1].slot = 1;
+	warnings_compute(&a, 1, NULL, 0, &mi, &w);
+	CHECK_U64(w.n, 1);
+	x = find(&w, "ram_slot_low");
+	CHECK(x != NULL && x->severity == SEV_WARNING && strstr(x->message, "rdctl --refresh /dev/md0") != NULL);
+	warnings_free(&w);
+
+	CHECK_STR(severity_name(SEV_OK), "OK");
+	CHECK_STR(severity_name(SEV_CRITICAL), "CRITICAL");
+	CHECK_STR(severity_name(3), "UNKNOWN");
 }

@@ -47,5 +47,6 @@ void test_json(const char *root);
 void test_config(void);
 void test_member_size(const char *root);
 void test_config_edit(const char *tmpdir);
+void test_mdadm_conf(const char *tmpdir);
 
 #endif
