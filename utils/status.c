@@ -13,8 +13,10 @@
 #include <time.h>
 
 #include "config.h"
+#include "config_edit.h"
 #include "errors.h"
 #include "md_ops.h"
+#include "mdadm_conf.h"
 #include "util.h"
 
 const char *mirror_state_name(enum mirror_state s)
@@ -334,6 +336,42 @@ static int read_config(struct status *st, const char *explicit_path)
 }
 
 /* The findings of the configured mirrors that have no working RAM member. */
+/*
+ * mdadm.conf against the arrays: an ARRAY entry whose num-devices= is not
+ * the array's count makes "mdadm --assemble --scan" (and the initramfs's
+ * copy of the file) refuse the array at the next boot; two entries for one
+ * array, mdadm refuses to choose.
+ */
+static void mdadm_conf_findings(struct status *st)
+{
+	const char *path = mdadm_conf_path();
+	char *text = NULL, *msg = NULL;
+
+	if (!path || config_file_load(path, &text, &msg) < 0) {
+		free(msg);
+		return;
+	}
+	for (size_t i = 0; i < st->nmirrors; i++) {
+		const struct mirror *x = &st->mirrors[i];
+		const struct md_array *a;
+		int num = -1, n;
+
+		if (x->ai < 0 || !x->uuid)
+			continue;
+		a = &st->arrays[x->ai];
+		n = mdadm_conf_lookup(text, x->uuid, &num, NULL);
+		if (n > 1)
+			warnings_add(&st->w, SEV_WARNING, "mdadm_conf_mismatch", a->name, NULL,
+				     xasprintf("%s has %d ARRAY lines for %s (UUID %s): mdadm refuses to choose between them at boot; fix: keep one",
+					       path, n, a->name, x->uuid));
+		else if (n == 1 && num >= 0 && a->raid_disks > 0 && num != a->raid_disks)
+			warnings_add(&st->w, SEV_WARNING, "mdadm_conf_mismatch", a->name, NULL,
+				     xasprintf("%s says num-devices=%d for %s, which has %d: mdadm --assemble --scan refuses it at the next boot; fix: take num-devices=%d out of its ARRAY line and run update-initramfs -u",
+					       path, num, a->name, a->raid_disks, num));
+	}
+	free(text);
+}
+
 static void mirror_findings(struct status *st)
 {
 	bool any = st->ndisks > 0;
@@ -407,6 +445,7 @@ int status_collect(const char *config, struct status *st)
 
 		warnings_compute(st->arrays, st->narrays, st->disks, st->ndisks, &st->mi, &st->w);
 		mirror_findings(st);
+		mdadm_conf_findings(st);
 		for (size_t i = 0; i < cw.n; i++)
 			warnings_add(&st->w, cw.v[i].severity, cw.v[i].code, cw.v[i].array, cw.v[i].device,
 				     xstrdup(cw.v[i].message));

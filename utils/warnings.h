@@ -58,7 +58,8 @@ struct warnings {
  *     ram_only_data      ranges every persistent member has recorded bad: the
  *                        RAM member holds their only good copy
  * The configuration-aware findings (not_restored, array_missing,
- * module_missing, config_error) are added by status.c.
+ * module_missing, config_error, mdadm_conf_mismatch) are added by status.c,
+ * all WARNING.
  */
 void warnings_compute(const struct md_array *arrays, size_t narrays,
 		      const struct rd_disk *disks, size_t ndisks,

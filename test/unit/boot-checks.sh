@@ -343,6 +343,21 @@ printf 'reserve 90%%\nmd0 auto\n' >"$conf"
 run "restore reserve force" 0 --restore --config "$conf" --force
 echo "md0 auto" >"$conf"
 
+# --status: an mdadm.conf whose num-devices= is not the array's count
+boot_tree
+rd_member 0 in_sync
+put "$broot/sys/block/md0/md/degraded" 0
+put "$broot/sys/block/md0/md/dev-sdc/state" in_sync,write_mostly
+printf 'DEVICE partitions\nARRAY /dev/md0 level=raid1 num-devices=2 UUID=%s\n' "$uuid" >"$RDCTL_MDADM_CONF"
+run "status mdadm.conf count" 3 --status --config "$conf"
+expect_out_has "status mdadm.conf count" "says num-devices=2 for md0, which has 3: mdadm --assemble --scan refuses it at the next boot"
+printf 'ARRAY /dev/md0 UUID=%s\n' "$uuid" >"$RDCTL_MDADM_CONF"
+run "status mdadm.conf no count" 0 --status --config "$conf"
+printf 'ARRAY /dev/md0 UUID=%s\nARRAY /dev/md/x UUID=%s\n' "$uuid" "$uuid" >"$RDCTL_MDADM_CONF"
+run "status mdadm.conf twice" 3 --status --config "$conf"
+expect_out_has "status mdadm.conf twice" "has 2 ARRAY lines for md0"
+: >"$RDCTL_MDADM_CONF"
+
 # bad blocks that every disk has recorded: the RAM member holds the only copy
 boot_tree
 rd_member 0 in_sync

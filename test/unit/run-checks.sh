@@ -52,6 +52,10 @@ mkdir -p "$RDCTL_MODULES_DIR"
 # the lock of the changing commands in the test directory, not /run; the
 # fake mdadm (test/unit/fake-mdadm), never the host's
 export RDCTL_RUN_DIR=$tmp/run RDCTL_MDADM=$here/fake-mdadm
+# never the host's mdadm.conf, never its update-initramfs or dracut
+export RDCTL_MDADM_CONF=$tmp/mdadm.conf RDCTL_UPDATE_INITRAMFS=$tmp/no-update-initramfs \
+	RDCTL_INITRAMFS_HOOK=$tmp/no-hook RDCTL_DRACUT=$tmp/no-dracut
+: >"$RDCTL_MDADM_CONF"
 # --status reads the configuration: not the host's /etc/rdmirror.conf (none here)
 export RDCTL_CONFIG=$tmp/no-rdmirror.conf
 mkdir -p "$RDCTL_RUN_DIR"
