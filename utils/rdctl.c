@@ -83,17 +83,19 @@ static const char usage_text[] =
 "      --bitmap internal|none\n"
 "                          with --create: md's write-intent bitmap (default\n"
 "                          internal, 128 MiB chunks)\n"
-"      --dry-run           with --create, --convert, --revert: print the plan\n"
-"                          (the commands) and change nothing\n"
+"      --dry-run           with --create, --convert, --revert, --refresh: print\n"
+"                          the plan (the commands) and change nothing\n"
 "      --force             allow a size above the available memory (--attach,\n"
-"                          --resize, --create, --convert), disks with a\n"
-"                          signature (--create), a kernel with a known md bug\n"
-"                          (--restore, --create, --convert)\n"
-"      --wait              with --restore, --create, --convert: wait until the\n"
-"                          RAM members are in sync\n"
+"                          --resize, --create, --convert; --restore: past\n"
+"                          its reserve), disks with a signature (--create), a\n"
+"                          kernel with a known md bug (--restore, --create,\n"
+"                          --convert, --refresh)\n"
+"      --wait              with --restore, --create, --convert, --refresh: wait\n"
+"                          until the RAM members are in sync\n"
 "      --timeout SEC       with --wait: give up after SEC seconds (exit 1)\n"
 "      --config FILE       with --status, --restore, --create, --convert,\n"
-"                          --revert: use FILE instead of /etc/rdmirror.conf\n"
+"                          --revert, --refresh: use FILE instead of\n"
+"                          /etc/rdmirror.conf\n"
 "\n"
 "SIZE is a number of MiB (2048, 1.5) or a number with a unit, in any case:\n"
 "K, M, G, T, P, E alone or with iB are powers of 1024 (512K, 2.5G, 1TiB), with\n"
@@ -102,7 +104,8 @@ static const char usage_text[] =
 "ARRAY is /dev/mdN, mdN or /dev/md/NAME.\n"
 "\n"
 "Exit status: 0 success, 1 failure, 2 usage error, 3 --status shown with\n"
-"warnings. --release, --revert, --refresh, --detach and --flush must be spelled\n"
+"a WARNING or CRITICAL finding (--nagios: 0 OK, 1 WARNING, 2 CRITICAL).\n"
+"--release, --revert, --refresh, --detach and --flush must be spelled\n"
 "in full, and have no one-letter form.\n"
 "See rdctl(8).\n";
 
@@ -425,7 +428,7 @@ static int run(int argc, char **argv, struct opts *o)
 	if (o->wait && cmd != CMD_RESTORE && cmd != CMD_CREATE && cmd != CMD_CONVERT && cmd != CMD_REFRESH)
 		return usage_error("--wait goes with --restore, --create, --convert or --refresh only");
 	if (o->config && cmd != CMD_RESTORE && cmd != CMD_STATUS && !is_mirror_cmd(cmd))
-		return usage_error("--config goes with --status, --restore, --create, --convert or --revert only");
+		return usage_error("--config goes with --status, --restore, --create, --convert, --revert or --refresh only");
 	if (o->config && !*o->config)
 		return usage_error("--config needs a file name");
 	if (size_arg && cmd != CMD_CREATE && cmd != CMD_CONVERT)
@@ -433,7 +436,7 @@ static int run(int argc, char **argv, struct opts *o)
 	if (bitmap_arg && cmd != CMD_CREATE)
 		return usage_error("--bitmap goes with --create only");
 	if (o->dry_run && !is_mirror_cmd(cmd))
-		return usage_error("--dry-run goes with --create, --convert or --revert only");
+		return usage_error("--dry-run goes with --create, --convert, --revert or --refresh only");
 	if (o->dry_run && o->wait)
 		return usage_error("--dry-run and --wait cannot be used together: a dry run starts nothing to wait for");
 	o->auto_size = !size_arg || !strcmp(size_arg, "auto");

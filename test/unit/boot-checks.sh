@@ -409,6 +409,17 @@ ioctl ADD 1074790400 0
 mdadm /dev/md0 --add /dev/rd3
 mdadm --grow /dev/md0 --raid-devices=3"
 if [ "$(cat "$broot/sys/block/md0/md/dev-rd3/slot")" = 2 ]; then pass; else fail "refresh old layout: rd3 slot $(cat "$broot/sys/block/md0/md/dev-rd3/slot")"; fi
+# --dry-run: the plan, nothing done
+boot_tree
+rd_member 0 in_sync
+put "$broot/sys/block/md0/md/dev-rd0/slot" 0
+put "$broot/sys/block/md0/md/dev-sdb/slot" 1
+put "$broot/sys/block/md0/md/dev-sdc/slot" 2
+run "refresh dry run" 0 --refresh /dev/md0 --dry-run
+expect_log "refresh dry run: nothing ran" ""
+expect_out_has "refresh dry run: the grow" "mdadm --grow $broot/dev/md0 --raid-devices=2"
+expect_out_has "refresh dry run: the add" "mdadm $broot/dev/md0 --add $broot/dev/rdN"
+if [ "$(state_of rd0)" = in_sync ]; then pass; else fail "refresh dry run changed rd0: $(state_of rd0)"; fi
 boot_tree
 run "refresh no RAM member" 1 --refresh /dev/md0
 expect_err "refresh no RAM member" "/dev/md0 has no working RAM member to refresh: rdctl --restore adds one"

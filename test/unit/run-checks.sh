@@ -313,7 +313,7 @@ usage "timeout bad" "invalid --timeout '0': expected whole seconds from 1 to 864
 usage "prealloc alone" "--prealloc goes with --attach, --create or --convert only" -l --prealloc
 usage "force alone" "--force goes with --attach, --resize, --create, --convert, --restore or --refresh only" --detach rd0 --force
 usage "wait alone" "--wait goes with --restore, --create, --convert or --refresh only" -l --wait
-usage "config alone" "--config goes with --status, --restore, --create, --convert or --revert only" --release --config /x
+usage "config alone" "--config goes with --status, --restore, --create, --convert, --revert or --refresh only" --release --config /x
 usage "config twice" "--config given twice" --restore --config /a --config /b
 usage "config arg" "option --config needs an argument" --restore --config
 usage "restore and release" "--restore and --release cannot be used together" --restore --release
