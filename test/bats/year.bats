@@ -61,7 +61,7 @@ block_sum() {	# DEV MEMBER OFF: sha256 of the block of MEMBER inside md0, read f
 	dd if="/dev/$1" bs=4096 count=1 skip=$(((data * 512 + $3) / 4096)) iflag=direct status=none | sha256sum
 }
 
-# A RAM mirror made by rdctl --create, 64 MiB of random data written
+# A RAM mirror made by rdctl --create, 32 MiB of random data written
 # through it, and its checksum in $T/sum.
 make_mirror() {
 	run rdctl --create /dev/md0 "/dev/$H1" "/dev/$H2" --config "$CONF" --wait
@@ -70,12 +70,12 @@ make_mirror() {
 	write_data
 }
 write_data() {
-	head -c $((${DATA_MIB:-64} * MiB)) /dev/urandom >"$T/data"
+	head -c $((${DATA_MIB:-32} * MiB)) /dev/urandom >"$T/data"
 	dd if="$T/data" of=/dev/md0 bs=1M oflag=direct status=none
 	sha256sum <"$T/data" >"$T/sum"
 }
 check_data() {
-	[ "$(dd if=/dev/md0 bs=1M count="${DATA_MIB:-64}" iflag=direct status=none | sha256sum)" = "$(cat "$T/sum")" ]
+	[ "$(dd if=/dev/md0 bs=1M count="${DATA_MIB:-32}" iflag=direct status=none | sha256sum)" = "$(cat "$T/sum")" ]
 }
 
 # "Reboot": what survives a power cut is on the disks. Stop the array,
@@ -296,10 +296,17 @@ settled() {
 	check_data
 }
 
-@test "--convert and --revert stopped after each step (kill -9, then a reboot): the next restore finishes or undoes it" {
+@test "--convert or --revert stopped after each step (kill -9, then a reboot): the next restore finishes or undoes it" {
 	# a small array (64 MiB of each disk): each round copies it into RAM
 	DATA_MIB=16
-	for verb in convert revert; do
+	# Each verb on one kernel series, to keep make check in its time (about
+	# 65 s a verb on 6.1 under TCG): --convert on 6.1, --revert on the
+	# newer kernels; make check runs this file on both.
+	case $(uname -r) in
+	6.1.*) verbs=convert ;;
+	*) verbs=revert ;;
+	esac
+	for verb in $verbs; do
 		k=0
 		while :; do
 			k=$((k + 1))
