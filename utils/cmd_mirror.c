@@ -301,36 +301,23 @@ static void config_undo(struct mirror_run *r)
 /*
  * Will the array assemble at boot under its name? udev assembles any array
  * it finds from the superblocks; mdadm.conf (and the initramfs copy of it)
- * gives it a fixed name. Not changed here: an mdadm.conf edit needs an
- * update-initramfs, which is the administrator's call. Tell them the line.
+ * gives it a fixed name. An array the file does not list is not added to
+ * it here (which name it gets is the administrator's call): tell them the
+ * line.
  */
 static void check_mdadm_conf(struct mirror_run *r, const char *mdpath)
 {
-	static const char *const files[] = { "/etc/mdadm/mdadm.conf", "/etc/mdadm.conf" };
-	const char *env = getenv("RDCTL_MDADM_CONF");
-	char *out = NULL;
+	const char *path = mdadm_conf_path();
+	char *out = NULL, *text = NULL, *msg = NULL;
 
 	if (r->dry_run || !r->uuid)
 		return;
-	r->mdadm_conf_listed = 0;
-	for (size_t i = 0; i < (env ? 1 : 2) && r->mdadm_conf_listed == 0; i++) {
-		char *text;
-		const char *f = env ? env : files[i];
-
-		if (read_text_file(f, &text) < 0)
-			continue;
-		for (char *l = text; l && *l; ) {
-			char *nl = strchr(l, '\n'), *u;
-
-			if (nl)
-				*nl = '\0';
-			u = strcasestr(l, "UUID=");
-			if (!strncmp(l, "ARRAY", 5) && u && !strncasecmp(u + 5, r->uuid, strlen(r->uuid)))
-				r->mdadm_conf_listed = 1;
-			l = nl ? nl + 1 : NULL;
-		}
-		free(text);
-	}
+	/* the file mdadm reads and mdadm_conf_update() edits, read as mdadm
+	 * reads it (continuation lines, any case, abbreviated keywords) */
+	r->mdadm_conf_listed = path && config_file_load(path, &text, &msg) == 0 &&
+			       mdadm_conf_lookup(text, r->uuid, NULL, NULL) > 0;
+	free(text);
+	free(msg);
 	if (r->mdadm_conf_listed)
 		return;
 	if (mdadm_call(&out, NULL, "--detail", "--brief", mdpath, NULL) == 0) {
@@ -493,15 +480,6 @@ static bool config_names_array(const struct opts *o, const char *kname)
 	free(uuid);
 	config_free(&c);
 	return named;
-}
-
-static int slotted_members(const struct md_array *a)
-{
-	int n = 0;
-
-	for (size_t i = 0; i < a->nmembers; i++)
-		n += !a->members[i].faulty && a->members[i].slot >= 0;
-	return n;
 }
 
 /*
@@ -1028,6 +1006,7 @@ int cmd_revert(const struct opts *o, const char *array)
 	const struct md_member *rm;
 	char *mdpath = NULL, *kname = NULL, *rdpath = NULL, *rdn = NULL;
 	size_t in_sync = 0;
+	int slotted, persistent, top;
 	int rc;
 
 	if ((rc = begin(o, "revert")) || (rc = find_array(array, &mdpath, &kname, &a)))
@@ -1098,7 +1077,8 @@ int cmd_revert(const struct opts *o, const char *array)
 		goto out;
 	}
 	/* shrink only a slot that is free: one whose member left (md_member slot >= 0 counted) */
-	if (a.raid_disks > 1 && (rm || slotted_members(&a) < a.raid_disks)) {
+	md_count_slots(&a, &slotted, &persistent, &top);
+	if (a.raid_disks > 1 && (rm || slotted < a.raid_disks)) {
 		rdn = xasprintf("--raid-devices=%d", a.raid_disks - 1);
 		rc = mirror_mdadm(&r, false, "--grow", mdpath, rdn, NULL);
 		if (rc) {
@@ -1169,7 +1149,7 @@ int cmd_refresh(const struct opts *o, const char *array)
 	struct md_ranges only;
 	char *mdpath = NULL, *kname = NULL, *rdpath = NULL, *rdn = NULL, *s;
 	unsigned index;
-	int rc, persistent = 0, top = -1, raid_disks;
+	int rc, slotted, persistent, top, raid_disks;
 	bool prealloc = false, compact;
 	uint64_t size;
 
@@ -1192,10 +1172,9 @@ int cmd_refresh(const struct opts *o, const char *array)
 				   m->name, array, mdpath);
 			goto out_early;
 		}
-		persistent++;
-		if (m->slot > top)
-			top = m->slot;
 	}
+	/* every persistent member in a slot is in sync now */
+	md_count_slots(&a, &slotted, &persistent, &top);
 	if (persistent == 0) {
 		fail_errno(EBUSY, "%s has no persistent member in sync: its data is only in RAM, and a refresh would lose it",
 			   array);

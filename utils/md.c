@@ -298,3 +298,21 @@ bool md_ram_slot_low(const struct md_array *a)
 	}
 	return ram >= 0 && ram < top;
 }
+
+void md_count_slots(const struct md_array *a, int *slotted, int *persistent, int *top_persistent)
+{
+	*slotted = *persistent = 0;
+	*top_persistent = -1;
+	for (size_t i = 0; i < a->nmembers; i++) {
+		const struct md_member *m = &a->members[i];
+
+		if (m->faulty || m->slot < 0)
+			continue;
+		(*slotted)++;
+		if (m->is_ram)
+			continue;
+		(*persistent)++;
+		if (m->slot > *top_persistent)
+			*top_persistent = m->slot;
+	}
+}

@@ -63,6 +63,15 @@ void md_ram_only_ranges(const struct md_array *a, struct md_ranges *out);
  */
 bool md_ram_slot_low(const struct md_array *a);
 
+/*
+ * The members in a slot of the array's geometry (not faulty), the
+ * persistent ones among them, and the highest slot of a persistent member
+ * (-1: none). With one slot free (raid_disks == persistent + 1) and
+ * top_persistent >= persistent, the free slot is below a disk: a RAM
+ * member added now would land under it.
+ */
+void md_count_slots(const struct md_array *a, int *slotted, int *persistent, int *top_persistent);
+
 /* Sync progress in percent (0..100) or -1 when no sync runs. */
 double md_sync_percent(const struct md_array *a);
 /* Seconds left at the current speed, or -1 when unknown. */

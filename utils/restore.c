@@ -330,25 +330,6 @@ static char *join_wm(const struct boot_item *it)
 	return s;
 }
 
-/* Members in a slot (in the array's geometry), and of them the persistent ones. */
-static void count_slots(const struct md_array *a, int *slotted, int *persistent, int *top_persistent)
-{
-	*slotted = *persistent = 0;
-	*top_persistent = -1;
-	for (size_t i = 0; i < a->nmembers; i++) {
-		const struct md_member *m = &a->members[i];
-
-		if (m->faulty || m->slot < 0)
-			continue;
-		(*slotted)++;
-		if (m->is_ram)
-			continue;
-		(*persistent)++;
-		if (m->slot > *top_persistent)
-			*top_persistent = m->slot;
-	}
-}
-
 /* "mdadm --grow DEV --raid-devices=N". 0, or -1 with the error on the item. */
 static int grow_to(struct boot_item *it, const char *dev, int n)
 {
@@ -445,7 +426,7 @@ static void restore_one(const struct conf_mirror *m, const struct config *cfg, c
 		goto out;
 	}
 	rm = rd_member(&a);
-	count_slots(&a, &slotted, &persistent, &top);
+	md_count_slots(&a, &slotted, &persistent, &top);
 	raid_disks = a.raid_disks;
 	if (rm && !rm->faulty && !rm->write_error) {
 		it->action = "already";
