@@ -40,6 +40,7 @@
 #include "sysfs.h"
 #include "util.h"
 #include "view.h"
+#include "warmup.h"
 
 /* A large bitmap chunk: one bitmap update per 128 MiB region written,
  * instead of mdadm's default 64 MiB on small arrays or less. */
@@ -999,6 +1000,18 @@ out_early:
 	return rc;
 }
 
+/* A warm-up copy into the array's RAM disk is stopped, the disk detached. 0 or -1 (error recorded). */
+static int stop_warmup(const char *kname)
+{
+	char *why = NULL;
+
+	if (warmup_cancel(kname, &why) == 0)
+		return 0;
+	fail_errno(EBUSY, "%s", why);
+	free(why);
+	return -1;
+}
+
 int cmd_revert(const struct opts *o, const char *array)
 {
 	struct md_array a = { 0 };
@@ -1012,6 +1025,8 @@ int cmd_revert(const struct opts *o, const char *array)
 	if ((rc = begin(o, "revert")) || (rc = find_array(array, &mdpath, &kname, &a)))
 		goto out_early;
 	rc = EXIT_RUNTIME;
+	if (!o->dry_run && stop_warmup(kname))
+		goto out_early;
 	rm = rd_member_of(&a);
 	if (!rm && !config_names_array(o, kname)) {
 		fail_errno(ENOENT, "%s has no RAM member: nothing to revert", array);
@@ -1151,6 +1166,7 @@ int cmd_refresh(const struct opts *o, const char *array)
 	unsigned index;
 	int rc, slotted, persistent, top, raid_disks;
 	bool prealloc = false, compact;
+	struct warmup w;
 	uint64_t size;
 
 	if ((rc = begin(o, "refresh")) || (rc = check_kernel_bug(o, "refresh")) ||
@@ -1158,6 +1174,16 @@ int cmd_refresh(const struct opts *o, const char *array)
 		goto out_early;
 	rc = EXIT_RUNTIME;
 	rm = rd_member_of(&a);
+	if (!rm && warmup_read(kname, &w) == 0) {
+		bool alive = w.alive;
+
+		warmup_clear(&w);
+		if (alive) {
+			fail_errno(EBUSY, "%s is warming up (a copy into its RAM disk runs): wait for it (rdctl --restore --wait), then refresh",
+				   array);
+			goto out_early;
+		}
+	}
 	if (!rm || rm->slot < 0 || rm->faulty) {
 		fail_errno(ENOENT, "%s has no working RAM member to refresh: rdctl --restore adds one", array);
 		goto out_early;

@@ -32,6 +32,12 @@
  * A RAM member is not released when no persistent member is in sync (a
  * recovery from RAM onto the disks still runs): failing it would lose the
  * data that exists only in RAM.
+ *
+ * Between the removal and the detach, the superblock of a RAM member that
+ * was in sync, in an array with an internal bitmap, is kept on disk
+ * (warm_record.h): the next --restore re-adds a copy under that identity,
+ * and md recovers only what the bitmap marks as written since (warmup.h).
+ * A warm-up copy still running is stopped first, and its disk detached.
  */
 #include "commands.h"
 
@@ -49,6 +55,8 @@
 #include "md_ops.h"
 #include "sysfs.h"
 #include "util.h"
+#include "warm_record.h"
+#include "warmup.h"
 
 #define GONE_WAIT_MS	5000
 #define POLL_MS		100
@@ -85,10 +93,44 @@ bool ram_only_refusal(struct boot_item *it, const struct md_array *a, const char
 	return true;
 }
 
+/*
+ * Keep the superblock of RAM member m, out of a now, for a warm start.
+ * Returns the words for the summary: what was kept, or why not.
+ */
+static char *keep_record(const struct md_array *a, const struct md_member *m)
+{
+	struct md_super sb;
+	char *ver = NULL, *uuid = NULL, *path = NULL, *node, *why = NULL, *s;
+	uint64_t sectors = 0;
+
+	if (!m->in_sync || !md_has_internal_bitmap(a->name))
+		return NULL;	/* md could not take it back: a full recovery either way */
+	if (!path_exists(warm_state_dir()))
+		return xasprintf("no warm start: %s is missing", warm_state_dir());
+	node = xasprintf("%s/block/%s/size", sysfs_root(), m->name);
+	if (read_u64_file(node, &sectors) < 0)
+		why = xasprintf("cannot read %s", node);
+	free(node);
+	ver = md_metadata_version(a->name);
+	uuid = md_uuid_of(a->name);
+	path = md_dev_path(m->name);
+	if (!why && (!ver || !uuid))
+		why = xstrdup("metadata version or UUID unknown");
+	if (!why && md_super_read(path, ver, sectors * 512, &sb, &why) == 0 &&
+	    md_super_fits(&sb, uuid, sectors * 512, &why))
+		warm_record_save(&sb, &why);
+	s = why ? xasprintf("no warm start: %s", why) : xstrdup("superblock kept for a warm start");
+	free(why);
+	free(ver);
+	free(uuid);
+	free(path);
+	return s;
+}
+
 static void release_member(const struct md_array *a, const struct md_member *m, struct boot_report *rep)
 {
 	struct boot_item *it = boot_item_new(rep, a->name);
-	char *dev = md_dev_path(a->name), *path = md_dev_path(m->name), *msg = NULL;
+	char *dev = md_dev_path(a->name), *path = md_dev_path(m->name), *msg = NULL, *kept = NULL;
 	bool safe = false;
 	unsigned index;
 	int fd, r, rc;
@@ -111,6 +153,7 @@ static void release_member(const struct md_array *a, const struct md_member *m, 
 	}
 	for (int waited = 0; !member_gone(a->name, m->name) && waited < GONE_WAIT_MS; waited += POLL_MS)
 		util_sleep_ms(POLL_MS);
+	kept = keep_record(a, m);
 	if (!rd_parse_name(m->name, &index)) {
 		boot_item_fail(it, "EINVAL", xasprintf("%s is not an rd disk name", m->name));
 		goto out;
@@ -129,11 +172,39 @@ static void release_member(const struct md_array *a, const struct md_member *m, 
 		goto out;
 	}
 	it->action = "released";
-	it->summary = xasprintf("released %s (failed, removed, detached)", m->name);
+	it->summary = xasprintf("released %s (failed, removed, detached%s%s)", m->name, kept ? "; " : "",
+				kept ? kept : "");
 out:
+	free(kept);
 	free(msg);
 	free(dev);
 	free(path);
+}
+
+/* Warm-up copies still running: stopped, their disks detached. */
+static void stop_warmups(struct boot_report *rep)
+{
+	char **names = warmup_arrays();
+
+	for (size_t i = 0; names[i]; i++) {
+		struct boot_item *it = boot_item_new(rep, names[i]);
+		struct warmup w;
+		char *why = NULL;
+
+		if (warmup_read(names[i], &w) == 0) {
+			it->rd = xstrdup(w.rd);
+			warmup_clear(&w);
+		}
+		if (warmup_cancel(names[i], &why) < 0) {
+			boot_item_fail(it, "EBUSY", why);
+		} else {
+			it->action = "released";
+			it->summary = it->rd ? xasprintf("warm-up copy stopped, %s detached", it->rd)
+					     : xstrdup("warm-up copy stopped");
+		}
+		free(names[i]);
+	}
+	free(names);
 }
 
 int cmd_release(const struct opts *o)
@@ -145,6 +216,7 @@ int cmd_release(const struct opts *o)
 
 	if (rc)
 		return rc;
+	stop_warmups(&rep);
 	r = md_arrays_with_rd(&arrays, &n);
 	if (r < 0)
 		return fail_errno(-r, "cannot read the md arrays in %s/block: %s", sysfs_root(), strerror(-r));

@@ -16,6 +16,9 @@
  *   4. attach a disk of the configured size (auto: md_member_size()) and
  *      "mdadm /dev/mdX --add /dev/rdN" (a blank RAM disk has no superblock,
  *      so mdadm adds it into the free slot and md recovers it in full);
+ *      or, when --release kept the member's superblock (warm_record.h),
+ *      start the warm-up copy that re-adds it under that identity
+ *      (warmup.h): md then recovers only what was written since;
  *   5. every working persistent member that is not write-mostly:
  *      "writemostly" > /sys/block/mdX/md/dev-Y/state; never the RAM member;
  *   6. with --wait, wait until the rd member is in sync (at most --timeout
@@ -45,6 +48,8 @@
 #include "sysfs.h"
 #include "util.h"
 #include "view.h"
+#include "warm_record.h"
+#include "warmup.h"
 
 #define DEFAULT_TIMEOUT	30
 #define POLL_MS		500
@@ -309,8 +314,21 @@ static int attach_disk(struct boot_item *it, uint64_t size, bool prealloc, unsig
 /* Step 6: wait for the rd member to be in sync, at most --timeout; progress on a terminal. */
 static int wait_sync(struct boot_item *it, const char *mdname, unsigned timeout)
 {
+	unsigned bound = md_wait_bound(timeout), left = bound;
+	double start = mono_now();
 	char *msg;
-	int r = md_wait_in_sync(mdname, it->rd, isatty(2) == 1, md_wait_bound(timeout), &msg);
+	int r;
+
+	/* a warm-up copy first: its daemon re-adds the disk when it is done */
+	if (warmup_wait(mdname, bound ? start + bound : 0, isatty(2) == 1) < 0)
+		return boot_item_fail(it, "ETIMEDOUT",
+				      xasprintf("the warm-up copy of %s did not finish within %u s", mdname, bound));
+	if (bound) {
+		double spent = mono_now() - start;
+
+		left = spent >= bound ? 1 : bound - (unsigned)spent;
+	}
+	r = md_wait_in_sync(mdname, it->rd, isatty(2) == 1, left, &msg);
 
 	if (r < 0)
 		return boot_item_fail(it, errno_code(-r), msg);
@@ -386,6 +404,85 @@ static int check_fits(struct boot_item *it, const struct config *cfg, const char
 	return -1;
 }
 
+/*
+ * The superblock --release kept of mdname's RAM member, when a warm start
+ * can use it: the array has its internal bitmap still and the member's
+ * slot is free. Otherwise false, with *note saying why when there was a
+ * record (the record is used once either way).
+ */
+static bool warm_start_record(const char *mdname, uint64_t size, struct md_super *sb, char **note)
+{
+	char *uuid = md_uuid_of(mdname), *why = NULL;
+	struct md_array a;
+	int r;
+
+	*note = NULL;
+	if (!uuid)
+		return false;
+	r = warm_record_take(uuid, sb, &why);
+	if (r == -ENOENT) {
+		free(uuid);
+		return false;
+	}
+	if (r == 0 && md_super_fits(sb, uuid, size, &why) && !md_has_internal_bitmap(mdname))
+		why = xstrdup("the array has no internal bitmap any more");
+	if (!why && md_array_read(mdname, &a) == 0) {
+		for (size_t i = 0; i < a.nmembers && !why; i++)
+			if (a.members[i].slot == sb->role)
+				why = xasprintf("its slot %d is taken by %s", sb->role, a.members[i].name);
+		md_array_clear(&a);
+	}
+	free(uuid);
+	if (why)
+		*note = xasprintf("no warm start (%s)", why);
+	free(why);
+	return !*note;
+}
+
+/*
+ * Start the warm-up copy into the attached disk. 0, or -1 with a note on
+ * why not (the caller adds the disk the usual way then).
+ */
+static int warm_start(struct boot_item *it, const char *mdname, const struct md_super *sb, char **note)
+{
+	char *msg = NULL;
+	int r = rd_prepare_for_md(it->rd, mdname, &msg);
+
+	if (r == 0)
+		r = warmup_start(mdname, it->rd, sb, &msg);
+	if (r < 0) {
+		*note = xasprintf("no warm start (%s)", msg ? msg : strerror(-r));
+		free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* An alive warm-up of mdname: the item says so. true when there is one. */
+static bool warming_already(struct boot_item *it, const char *mdname)
+{
+	struct warmup w;
+	char *why = NULL;
+
+	if (warmup_read(mdname, &w) < 0)
+		return false;
+	if (!w.alive) {
+		/* it died (killed, or the machine ran out of memory): start afresh */
+		warmup_clear(&w);
+		if (warmup_cancel(mdname, &why) < 0) {
+			fprintf(stderr, "rdctl: warning: %s\n", why);
+			free(why);
+		}
+		return false;
+	}
+	it->action = "already";
+	it->rd = xstrdup(w.rd);
+	it->summary = xasprintf("already restored (%s, warm-up copy %.1f%%)", w.rd,
+				w.total ? 100.0 * (double)w.done / (double)w.total : 0.0);
+	warmup_clear(&w);
+	return true;
+}
+
 static void restore_one(const struct conf_mirror *m, const struct config *cfg, const struct opts *o,
 			struct boot_report *rep)
 {
@@ -395,9 +492,10 @@ static void restore_one(const struct conf_mirror *m, const struct config *cfg, c
 	const struct md_member *rm;
 	unsigned index;
 	uint64_t size = m->size, need = 0;
-	char *why = NULL, *msg = NULL, *dev = NULL, *path = NULL;
+	char *why = NULL, *msg = NULL, *dev = NULL, *path = NULL, *warm_note = NULL;
+	struct md_super sb;
 	int r, slotted, persistent, top, raid_disks;
-	bool compacted = false, grow;
+	bool compacted = false, grow, warm = false;
 
 	it->spec = xstrdup(m->spec);
 	it->line = m->line;
@@ -426,6 +524,10 @@ static void restore_one(const struct conf_mirror *m, const struct config *cfg, c
 		goto out;
 	}
 	rm = rd_member(&a);
+	if (!rm && warming_already(it, mdname)) {
+		md_array_clear(&a);
+		goto wait;
+	}
 	md_count_slots(&a, &slotted, &persistent, &top);
 	raid_disks = a.raid_disks;
 	if (rm && !rm->faulty && !rm->write_error) {
@@ -520,9 +622,31 @@ static void restore_one(const struct conf_mirror *m, const struct config *cfg, c
 	}
 	/* no slot free: a --convert stopped before its grow, or the shrink above */
 	grow = raid_disks > 0 && persistent >= raid_disks;
+	if (!compacted && !grow) {
+		warm = warm_start_record(mdname, size, &sb, &warm_note);
+	} else if (warm_start_record(mdname, size, &sb, &warm_note) || warm_note) {
+		/* the slots move: md would not take that member back; used up */
+		free(warm_note);
+		warm_note = xstrdup("no warm start (the disks moved to other slots)");
+	}
 	if (attach_disk(it, size, m->prealloc, &index) < 0)
 		goto out;
 	path = md_dev_path(it->rd);
+	if (warm && warm_start(it, mdname, &sb, &warm_note) == 0) {
+		it->action = "warming";
+		if (fix_write_mostly(it, mdname) < 0)
+			goto out;
+		wm = join_wm(it);
+		sz = size_mib_str(size);
+		it->summary = xasprintf("%s%sattached %s (%s%s), warm start: copying %s into it, then re-adding it (md recovers only what was written since it left)%s%s%s",
+					note ? note : "", note ? ", " : "", it->rd, sz, m->prealloc ? ", preallocated" : "",
+					mdname, it->nwm ? ", " : "", wm, it->nwm ? " write-mostly" : "");
+		free(sz);
+		free(wm);
+		goto wait;
+	}
+	if (warm_note)
+		fprintf(stderr, "rdctl: %s: %s: md recovers %s in full\n", mdname, warm_note, it->rd);
 	if ((r = rd_prepare_for_md(it->rd, mdname, &msg)) < 0 ||
 	    (r = mdadm_call(NULL, &msg, dev, "--add", path, NULL)) < 0) {
 		boot_item_fail(it, errno_code(-r), msg);
@@ -560,6 +684,7 @@ wait:
 		it->array = xstrdup(mdname);
 	}
 out:
+	free(warm_note);
 	free(why);
 	free(words);
 	free(note);
@@ -612,6 +737,7 @@ int restore_array(const struct opts *o, const char *kname, bool *found)
 		free(name);
 	}
 	if (*found) {
+		lock_release();	/* a warm-up's daemon takes it for its re-add */
 		if (rep.n && rep.v[0].wait)
 			wait_sync(&rep.v[0], rep.v[0].array, o->timeout);
 		rc = boot_report_emit(&rep, "restore", NULL, o->json);

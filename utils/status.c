@@ -18,6 +18,7 @@
 #include "md_ops.h"
 #include "mdadm_conf.h"
 #include "util.h"
+#include "warmup.h"
 
 const char *mirror_state_name(enum mirror_state s)
 {
@@ -192,6 +193,11 @@ static void why_missing(struct status *st, struct mirror *x, const struct conf_m
 		set_why(x, xstrdup("not restored"),
 			xasprintf("the last restore (%s) did not do this line: the configuration changed since?", when),
 			xstrdup("rdctl --restore"));
+	else if (it->action && !strcmp(it->action, "warming"))
+		set_why(x, xstrdup("warm-up stopped"),
+			xasprintf("the warm-up copy the last restore (%s) started into %s stopped before md took the disk back (journalctl -t rdctl says why)",
+				  when, it->rd ? it->rd : "a RAM disk"),
+			xstrdup("rdctl --restore"));
 	else if (it->action && (!strcmp(it->action, "added") || !strcmp(it->action, "already")))
 		set_why(x, xstrdup("member failed"),
 			xasprintf("the last restore (%s) left RAM member %s in it, which has failed or been removed since",
@@ -213,6 +219,34 @@ static void ram_figures(const struct status *st, struct mirror *x)
 	}
 }
 
+/*
+ * A warm-up copy into x's RAM disk (warmup.h): a recovery as far as the
+ * user is concerned, with its own progress, rate and ETA. true when one runs.
+ */
+static bool warm_copy(struct status *st, struct mirror *x)
+{
+	struct warmup w;
+	time_t now = time(NULL);
+
+	if (warmup_read(x->array, &w) < 0)
+		return false;
+	if (!w.alive) {
+		warmup_clear(&w);
+		return false;
+	}
+	x->state = MIRROR_RECOVERING;
+	x->copying = true;
+	x->rd = xstrdup(w.rd);
+	ram_figures(st, x);
+	x->progress = w.total ? 100.0 * (double)w.done / (double)w.total : 0;
+	if (now != (time_t)-1 && now > w.started && w.done > 0) {
+		x->rate = (int64_t)(w.done / (uint64_t)(now - w.started));
+		x->eta = x->rate > 0 ? (int64_t)((w.total - w.done) / (uint64_t)x->rate) : -1;
+	}
+	warmup_clear(&w);
+	return true;
+}
+
 /* The state of mirror x over array a, which is there. */
 static void mirror_of_array(struct status *st, struct mirror *x, const struct conf_mirror *m)
 {
@@ -228,6 +262,8 @@ static void mirror_of_array(struct status *st, struct mirror *x, const struct co
 		x->uuid = NULL;
 	}
 	if (!ram) {
+		if (warm_copy(st, x))
+			return;
 		x->state = MIRROR_MISSING;
 		x->progress = 0;
 		why_missing(st, x, m);
@@ -381,6 +417,14 @@ static void mirror_findings(struct status *st)
 		char *where;
 
 		any |= x->configured;
+		if (x->copying) {
+			char *eta = x->eta >= 0 ? eta_str(x->eta) : xstrdup("unknown");
+
+			warnings_add(&st->w, SEV_OK, "warm_up_copy", x->array, x->rd,
+				     xasprintf("%s: RAM member %s warming up: copying the array into it (%.1f%%, ETA %s), then md takes it back; reads are not yet served from RAM",
+					       x->array, x->rd, x->progress, eta));
+			free(eta);
+		}
 		if (!x->configured || (x->state != MIRROR_MISSING && x->state != MIRROR_NOT_ASSEMBLED))
 			continue;
 		where = xasprintf("%s%s%s (line %d of %s)", x->array ? x->array : x->spec,

@@ -47,6 +47,7 @@ struct mirror {
 	char *reason;		/* why there is no working RAM member, NULL when there is */
 	char *brief;		/* the same in a few words, for the plugin line */
 	char *fix;		/* the command that fixes it, NULL */
+	bool copying;		/* recovering: a warm-up copy, before md has the member */
 };
 
 struct status {

@@ -43,6 +43,22 @@ static bool warming_up(const struct md_array *a, const struct md_member *ram)
 	       a->sync_action && !strcmp(a->sync_action, "recover");
 }
 
+/* A RAM member not in sync, and what fixes it. */
+static char *not_in_sync_words(const struct md_array *a, const struct md_member *m)
+{
+	const char *state = m->state ? m->state : "in an unknown state";
+
+	if (m->faulty)
+		return xasprintf("%s: RAM member %s is %s, not in sync: reads are not served from RAM; fix: rdctl --restore (replaces it)",
+				 a->name, m->name, state);
+	/* a spare without a slot: a --convert stopped before its grow */
+	if (m->slot < 0)
+		return xasprintf("%s: RAM member %s is a spare without a slot, not in sync: reads are not served from RAM; fix: rdctl --restore (it grows the array by a slot for it)",
+				 a->name, m->name);
+	return xasprintf("%s: RAM member %s is %s, not in sync: reads are not served from RAM; fix: rdctl --refresh /dev/%s (copies it afresh)",
+			 a->name, m->name, state, a->name);
+}
+
 /* "recover running (42.0%, 100 MiB/s, ETA 3m12s)", malloc'd. */
 static char *sync_words(const struct md_array *a)
 {
@@ -118,8 +134,7 @@ static void array_warnings(const struct md_array *a, struct warnings *w)
 						       a->name, m->name));
 			else if (!m->in_sync)
 				warnings_add(w, SEV_WARNING, "ram_not_in_sync", a->name, m->name,
-					     xasprintf("%s: RAM member %s is %s, not in sync: reads are not served from RAM",
-						       a->name, m->name, m->state ? m->state : "in an unknown state"));
+					     not_in_sync_words(a, m));
 			continue;
 		}
 		if (m->faulty || m->spare)

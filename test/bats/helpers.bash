@@ -43,6 +43,10 @@ rd_common_setup() {
 	echo "$RD_LOG_MARK" >/dev/kmsg
 	RD_HDD_WRITES=$(rd_hdd_writes)
 	T=$BATS_TEST_TMPDIR
+	# warm-start records (utils/warm_record.h): the test's, not the host's
+	# /var/lib/rdmirror; missing, so --release keeps none unless a test
+	# makes the directory (warmup.bats)
+	export RDCTL_STATE_DIR=$T/state
 	[[ -d /sys/module/rdmirror ]] || modprobe rdmirror
 }
 
@@ -168,3 +172,16 @@ hdd() {
 
 # shellcheck disable=SC2034 # used by the .bats files that load this
 MiB=$((1 << 20))
+
+# md_attr ATTR: /sys/block/md0/md/ATTR
+md_attr() { cat "/sys/block/md0/md/$1"; }
+
+# wait_idle: md0's sync (recovery, check, repair) has ended, within 2 minutes
+wait_idle() {
+	for _ in $(seq 600); do
+		[ "$(md_attr sync_action)" = idle ] && return 0
+		sleep 0.2
+	done
+	echo "md0 still busy: $(md_attr sync_action)" >&2
+	return 1
+}

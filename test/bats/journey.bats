@@ -33,8 +33,6 @@ teardown() {
 	return "$rc"
 }
 
-# md_attr ATTR: /sys/block/md0/md/ATTR
-md_attr() { cat "/sys/block/md0/md/$1"; }
 
 # validate KEY: $output is one JSON document with top-level KEY, valid
 # against the schema

@@ -32,7 +32,6 @@ teardown() {
 	return "$rc"
 }
 
-md_attr() { cat "/sys/block/md0/md/$1"; }
 # the RAM member of md0 (rdN), or nothing
 ram_member() {
 	local m
@@ -43,16 +42,6 @@ ram_member() {
 slot_of() { cat "/sys/block/md0/md/dev-$1/slot"; }
 uuid_of_md0() { mdadm --detail --export /dev/md0 | sed -n 's/^MD_UUID=//p'; }
 
-# wait_idle: md0's sync (recovery, check, repair) has ended
-wait_idle() {
-	local i
-	for _ in $(seq 600); do
-		[ "$(md_attr sync_action)" = idle ] && return 0
-		sleep 0.2
-	done
-	echo "md0 still busy: $(md_attr sync_action)" >&2
-	return 1
-}
 
 # The 4 KiB at byte OFF of device DEV's data area (md's offset, sectors).
 block_sum() {	# DEV MEMBER OFF: sha256 of the block of MEMBER inside md0, read from DEV

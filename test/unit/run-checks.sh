@@ -52,6 +52,8 @@ mkdir -p "$RDCTL_MODULES_DIR"
 # the lock of the changing commands in the test directory, not /run; the
 # fake mdadm (test/unit/fake-mdadm), never the host's
 export RDCTL_RUN_DIR=$tmp/run RDCTL_MDADM=$here/fake-mdadm
+# warm-start records: never the host's /var/lib/rdmirror (the directory is missing here)
+export RDCTL_STATE_DIR=$tmp/no-state
 # never the host's mdadm.conf, never its update-initramfs or dracut
 export RDCTL_MDADM_CONF=$tmp/mdadm.conf RDCTL_UPDATE_INITRAMFS=$tmp/no-update-initramfs \
 	RDCTL_INITRAMFS_HOOK=$tmp/no-hook RDCTL_DRACUT=$tmp/no-dracut

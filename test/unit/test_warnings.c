@@ -168,6 +168,24 @@ void test_warnings(void)
 	warnings_compute(&a, 1, NULL, 0, &mi, &w);
 	x = find(&w, "ram_not_in_sync");
 	CHECK(x != NULL && x->severity == SEV_WARNING);
+	CHECK(x != NULL && strstr(x->message, "fix: rdctl --restore (replaces it)") != NULL);
+	warnings_free(&w);
+	/* in its slot, not recovering (md stopped the recovery): copied afresh */
+	m[0] = mem(s_rd0, true, s_spare);
+	m[0].slot = 2;
+	a = arr(m, 3, s_idle, 1);
+	warnings_compute(&a, 1, NULL, 0, &mi, &w);
+	x = find(&w, "ram_not_in_sync");
+	CHECK(x != NULL && x->severity == SEV_WARNING && strstr(x->message, "fix: rdctl --refresh /dev/md0") != NULL);
+	warnings_free(&w);
+	/* a RAM spare without a slot (a --convert stopped before its grow): restore grows it in */
+	m[0] = mem(s_rd0, true, s_spare);
+	m[0].slot = -1;
+	a = arr(m, 3, s_idle, 0);
+	warnings_compute(&a, 1, NULL, 0, &mi, &w);
+	x = find(&w, "ram_not_in_sync");
+	CHECK(x != NULL && x->severity == SEV_WARNING && strstr(x->message, "a spare without a slot") != NULL &&
+	      strstr(x->message, "fix: rdctl --restore") != NULL);
 	warnings_free(&w);
 
 	/*

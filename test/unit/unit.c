@@ -31,6 +31,7 @@ int main(void)
 	test_member_size(root);
 	test_config_edit(root);
 	test_mdadm_conf(root);
+	test_md_super();
 	if (fake_tree_remove(root) < 0)
 		unit_failed++;
 	printf("unit: %d passed, %d failed\n", unit_passed, unit_failed);

@@ -48,5 +48,6 @@ void test_config(void);
 void test_member_size(const char *root);
 void test_config_edit(const char *tmpdir);
 void test_mdadm_conf(const char *tmpdir);
+void test_md_super(void);
 
 #endif

@@ -1,0 +1,186 @@
+#!/usr/bin/env bats
+# The warm start (utils/warmup.h): a RAM member that --release took out
+# comes back by a copy of the array and a re-add, and md recovers only what
+# was written since it left. Each test checks the data that RAM serves.
+
+# bats' "load helpers", spelled so that shellcheck follows it
+# shellcheck source=test/bats/helpers.bash
+. "$BATS_TEST_DIRNAME/helpers.bash"
+
+setup() {
+	rd_common_setup
+	CONF=$T/rdmirror.conf
+	: >"$CONF"
+	H1=$(hdd 1)
+	H2=$(hdd 2)
+	export RDCTL_MDADM_CONF=$T/mdadm.conf RDCTL_INITRAMFS_HOOK=$T/hook
+	export RDCTL_UPDATE_INITRAMFS=/bin/true RDCTL_RUN_DIR=$T/run RDCTL_STATE_DIR=$T/state
+	export RDCTL_TEST_WARMUP_HOLD=$T/hold
+	mkdir -p "$RDCTL_RUN_DIR" "$RDCTL_STATE_DIR"
+	: >"$RDCTL_MDADM_CONF"
+}
+teardown() {
+	local rc=0 w
+	# a warm-up daemon of this test must not outlive it
+	for w in "$RDCTL_RUN_DIR"/warmup-*.state; do
+		if [ -e "$w" ]; then kill "$(sed -n 's/^pid //p' "$w")" 2>/dev/null || true; fi
+	done
+	sleep 0.5
+	rd_common_teardown || rc=$?
+	wipefs -qa "/dev/$H1" "/dev/$H2" >/dev/null 2>&1 || true
+	return "$rc"
+}
+
+# rd keeps no I/O statistics unless asked (queue/iostats): from the hold on
+count_io() { echo 1 >"/sys/block/$1/queue/iostats"; }
+# bytes written to rdN since count_io (/sys/block/rdN/stat: sectors)
+rd_written() { echo $(($(awk '{ print $7 }' "/sys/block/$1/stat") * 512)); }
+rd_reads() { awk '{ print $1 }' "/sys/block/$1/stat"; }
+md_sum() { dd if=/dev/md0 bs=1M iflag=direct status=none | sha256sum; }
+# write N MiB of random data at MiB OFF of md0
+scribble() { head -c $(($2 * MiB)) /dev/urandom | dd of=/dev/md0 bs=1M seek="$1" oflag=direct conv=notrunc status=none; }
+wait_held() {
+	for _ in $(seq 300); do
+		[ -e "$T/hold.held" ] && return 0
+		sleep 0.2
+	done
+	echo "the warm-up copy never reached its half" >&2
+	return 1
+}
+
+make_mirror() {
+	run rdctl --create /dev/md0 "/dev/$H1" "/dev/$H2" --config "$CONF" --wait
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# random data over all of it: a block out of place cannot hide in zeros
+	scribble 0 $(($(blockdev --getsize64 /dev/md0) / MiB))
+}
+
+release() {
+	run rdctl --release
+	echo "release: $output"
+	[ "$status" -eq 0 ]
+}
+
+@test "warm start: the copy plus md's recovery of what was written since; RAM serves the right data" {
+	make_mirror
+	release
+	[[ "$output" == *"superblock kept for a warm start"* ]]
+	ls "$RDCTL_STATE_DIR"/warm-*.sb
+	scribble 100 4		# written while the RAM member is away
+	touch "$T/hold"
+	run rdctl --restore --config "$CONF"
+	echo "restore: $output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"warm start: copying md0"* ]]
+	[ -z "$(ls "$RDCTL_STATE_DIR")" ]	# the record is used once
+	wait_held
+	count_io rd0
+	scribble 8 4		# written during the copy, into the part already copied
+	# monitoring: a warm-up, OK, with its progress
+	run rdctl --status --nagios --config "$CONF"
+	echo "nagios: $output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "RDMIRROR OK"* ]]
+	run rdctl --status --json --config "$CONF"
+	[ "$status" -eq 0 ]
+	[ "$(jq -r '.warnings[] | select(.code == "warm_up_copy") | .severity' <<<"$output")" = OK ]
+	[ "$(jq -r '.mirrors[0].state' <<<"$output")" = recovering ]
+	# What md's own monitors see meanwhile (README, Monitoring): /proc/mdstat,
+	# which node_exporter's md collector reads, counts 2 of 3 members, and
+	# mdadm's monitor reports the array degraded.
+	grep -A1 '^md0' /proc/mdstat | tee "$T/mdstat"
+	grep -q '\[3/2\]' "$T/mdstat"
+	printf '#!/bin/sh\necho "$@" >>%s\n' "$T/md-events" >"$T/md-event"
+	chmod +x "$T/md-event"
+	mdadm --monitor --scan --oneshot --config="$RDCTL_MDADM_CONF" --program="$T/md-event"
+	cat "$T/md-events"
+	grep -q '^DegradedArray /dev/md0' "$T/md-events"
+	want=$(md_sum)		# what the disks hold, the only copy md reads now
+	rm "$T/hold"
+	run rdctl --restore --config "$CONF" --wait --timeout 300
+	echo "restore --wait: $output"
+	[ "$status" -eq 0 ]
+	[ "$(md_attr dev-rd0/state)" = in_sync ]
+	[ "$(md_attr dev-rd0/slot)" = 2 ]
+	wait_idle
+	size=$(blockdev --getsize64 /dev/md0)
+	written=$(rd_written rd0)
+	echo "rd0 written since the copy's half: $written bytes for an array of $size"
+	# the copy's second half and one 128 MiB bitmap chunk, not a whole array more
+	[ "$written" -lt $((size + size / 4)) ]
+	reads=$(rd_reads rd0)
+	[ "$(md_sum)" = "$want" ]
+	[ "$(rd_reads rd0)" -gt "$reads" ]	# RAM served it
+	echo check >/sys/block/md0/md/sync_action
+	sleep 1
+	wait_idle
+	echo "mismatch_cnt $(md_attr mismatch_cnt)"
+	[ "$(md_attr mismatch_cnt)" -eq 0 ]
+}
+
+@test "a release during the warm-up copy stops it and detaches the disk; md does not get it back" {
+	make_mirror
+	want=$(md_sum)
+	release
+	touch "$T/hold"
+	run rdctl --restore --config "$CONF"
+	[ "$status" -eq 0 ]
+	wait_held
+	run rdctl --release
+	echo "release: $output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"warm-up copy stopped, rd0 detached"* ]]
+	[ ! -e /sys/block/rd0 ]
+	rm -f "$T/hold"
+	sleep 2
+	[ -z "$(ls -d /sys/block/md0/md/dev-rd* 2>/dev/null)" ]
+	[ -z "$(ls "$RDCTL_RUN_DIR"/warmup-* 2>/dev/null)" ]
+	[ "$(md_sum)" = "$want" ]
+	# and the next restore brings it back the ordinary way
+	run rdctl --restore --config "$CONF" --wait --timeout 300
+	echo "restore: $output"
+	[ "$status" -eq 0 ]
+	[ "$(md_attr dev-rd0/state)" = in_sync ]
+	[ "$(md_sum)" = "$want" ]
+}
+
+@test "a kept superblock md no longer accepts (written in full since): a full recovery, data intact" {
+	make_mirror
+	release
+	rec=$(echo "$RDCTL_STATE_DIR"/warm-*.sb)
+	cp "$rec" "$T/old.sb"
+	run rdctl --restore --config "$CONF" --wait --timeout 300
+	[ "$status" -eq 0 ]
+	wait_idle
+	# written with every member in: md clears the bitmap and moves its events_cleared on
+	scribble 0 64
+	sleep 6
+	mdadm /dev/md0 --fail /dev/rd0 --remove /dev/rd0
+	rdctl --detach rd0
+	cp "$T/old.sb" "$rec"
+	scribble 150 4
+	want=$(md_sum)
+	touch "$T/hold"
+	run rdctl --restore --config "$CONF"
+	echo "restore: $output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"warm start"* ]]
+	wait_held
+	count_io rd0
+	rm "$T/hold"
+	run rdctl --restore --config "$CONF" --wait --timeout 300
+	echo "restore: $output"
+	[ "$status" -eq 0 ]
+	wait_idle
+	[ "$(md_attr dev-rd0/state)" = in_sync ]
+	size=$(blockdev --getsize64 /dev/md0)
+	written=$(rd_written rd0)
+	echo "rd0 written since the copy's half: $written bytes for an array of $size"
+	[ "$written" -ge $((size * 3 / 2)) ]	# the copy's second half, then md's full recovery
+	[ "$(md_sum)" = "$want" ]
+	echo check >/sys/block/md0/md/sync_action
+	sleep 1
+	wait_idle
+	[ "$(md_attr mismatch_cnt)" -eq 0 ]
+}

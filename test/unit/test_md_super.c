@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * md_super_parse() and md_super_fits() on superblocks built here byte by
+ * byte, as the kernel's struct mdp_superblock_1 lays them out: a checksum
+ * off by one, a role out of the array, a data area past the disk.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "md_super.h"
+#include "unit.h"
+#include "util.h"
+
+static void put32(unsigned char *b, size_t off, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		b[off + (size_t)i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put64(unsigned char *b, size_t off, uint64_t v)
+{
+	put32(b, off, (uint32_t)v);
+	put32(b, off + 4, (uint32_t)(v >> 32));
+}
+
+/* calc_sb_1_csum(), written out once more: the test must not share the code it checks */
+static void seal(unsigned char *b)
+{
+	uint32_t max_dev = (uint32_t)b[220] | (uint32_t)b[221] << 8;
+	size_t len = 256 + 2 * (size_t)max_dev, i;
+	uint64_t sum = 0;
+
+	if (len > MD_SUPER_BLOCK)
+		len = MD_SUPER_BLOCK;
+
+	put32(b, 216, 0);
+	for (i = 0; i + 4 <= len; i += 4)
+		sum += (uint32_t)b[i] | (uint32_t)b[i + 1] << 8 | (uint32_t)b[i + 2] << 16 | (uint32_t)b[i + 3] << 24;
+	if (i + 2 <= len)
+		sum += (uint32_t)b[i] | (uint32_t)b[i + 1] << 8;
+	put32(b, 216, (uint32_t)((sum & 0xffffffffU) + (sum >> 32)));
+}
+
+/* a 1.2 member: dev_number 3 in slot 2 of 3, data at 2048 sectors */
+static unsigned char *member(void)
+{
+	unsigned char *b = calloc(1, MD_SUPER_BLOCK);
+
+	put32(b, 0, 0xa92b4efc);
+	put32(b, 4, 1);
+	for (int i = 0; i < 16; i++)
+		b[16 + i] = (unsigned char)(0xa0 + i);
+	put32(b, 72, 1);	/* level */
+	put32(b, 92, 3);	/* raid_disks */
+	put64(b, 128, 2048);	/* data_offset */
+	put64(b, 136, 520192);	/* data_size */
+	put64(b, 144, 8);	/* super_offset */
+	put32(b, 160, 3);	/* dev_number */
+	put64(b, 200, 77);	/* events */
+	put32(b, 220, 5);	/* max_dev */
+	for (int i = 0; i < 5; i++)
+		b[256 + 2 * i] = b[256 + 2 * i + 1] = 0xff;
+	b[256 + 2 * 3] = 2;	/* dev_roles[3] = slot 2 */
+	b[256 + 2 * 3 + 1] = 0;
+	seal(b);
+	return b;
+}
+
+void test_md_super(void)
+{
+	const char *uuid = "a0a1a2a3:a4a5a6a7:a8a9aaab:acadaeaf";
+	unsigned char *b = member();
+	struct md_super sb;
+	char *why = NULL;
+
+	CHECK(md_super_parse(b, &sb, &why) == 0);
+	CHECK_STR(sb.uuid, uuid);
+	CHECK_U64(sb.events, 77);
+	CHECK_U64(sb.data_offset, 2048);
+	CHECK_U64(sb.super_offset, 8);
+	CHECK(sb.role == 2);
+	CHECK(sb.raid_disks == 3);
+	CHECK(md_super_fits(&sb, uuid, 2048ULL * 512 + 520192ULL * 512, &why));
+	CHECK(!md_super_fits(&sb, uuid, 2048ULL * 512 + 520191ULL * 512, &why));	/* one sector short */
+	free(why);
+	CHECK(!md_super_fits(&sb, "a0a1a2a3:a4a5a6a7:a8a9aaab:acadaeb0", 1ULL << 30, &why));
+	free(why);
+
+	b[260] ^= 1;	/* inside dev_roles[]: the checksum no longer holds */
+	CHECK(md_super_parse(b, &sb, &why) < 0);
+	free(why);
+	b[260] ^= 1;
+	b[400] ^= 1;	/* past dev_roles[max_dev]: not covered, still good */
+	CHECK(md_super_parse(b, &sb, &why) == 0);
+
+	b[256 + 2 * 3] = 0xfe;	/* faulty: no slot */
+	b[256 + 2 * 3 + 1] = 0xff;
+	seal(b);
+	CHECK(md_super_parse(b, &sb, &why) == 0 && sb.role == -1);
+	CHECK(!md_super_fits(&sb, uuid, 1ULL << 30, &why));
+	free(why);
+
+	b[256 + 2 * 3] = 2;
+	b[256 + 2 * 3 + 1] = 0;
+	put32(b, 8, 2);		/* recovery_offset: it left before it was in sync */
+	seal(b);
+	CHECK(md_super_parse(b, &sb, &why) == 0);
+	CHECK(!md_super_fits(&sb, uuid, 1ULL << 30, &why));
+	free(why);
+
+	put32(b, 8, 0);
+	put32(b, 0, 0xa92b4efd);
+	seal(b);
+	CHECK(md_super_parse(b, &sb, &why) < 0);
+	free(why);
+	put32(b, 0, 0xa92b4efc);
+	put32(b, 220, 2000);	/* dev_roles[] past the block */
+	seal(b);
+	CHECK(md_super_parse(b, &sb, &why) < 0);
+	free(why);
+	free(b);
+}
