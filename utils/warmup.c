@@ -100,6 +100,23 @@ static void remove_state(const char *mdname)
 	free(path);
 }
 
+/*
+ * Is pid still the daemon? A state file left by one that died (killed, or
+ * out of memory) may name a PID the kernel has given to another process
+ * since: that one is not ours to signal. The daemon is a fork of rdctl,
+ * so its command name is rdctl's.
+ */
+static bool is_daemon(pid_t pid)
+{
+	char *path = xasprintf("%s/%ld/comm", proc_root(), (long)pid), *comm = NULL;
+	bool ours = read_text_file(path, &comm) == 0 && !strncmp(comm, "rdctl", 5) &&
+		    (comm[5] == '\0' || !strcmp(comm + 5, "\n"));
+
+	free(comm);
+	free(path);
+	return ours;
+}
+
 void warmup_clear(struct warmup *w)
 {
 	free(w->rd);
@@ -141,7 +158,7 @@ int warmup_read(const char *mdname, struct warmup *w)
 		warmup_clear(w);
 		return -EINVAL;
 	}
-	w->alive = kill(w->pid, 0) == 0 || errno == EPERM;
+	w->alive = is_daemon(w->pid);
 	return 0;
 }
 
@@ -214,7 +231,7 @@ int warmup_cancel(const char *mdname, char **why)
 	}
 	for (int waited = 0; w.alive && waited < STOP_WAIT_MS; waited += POLL_MS) {
 		util_sleep_ms(POLL_MS);
-		w.alive = kill(w.pid, 0) == 0 || errno == EPERM;
+		w.alive = is_daemon(w.pid);
 	}
 	if (w.alive) {
 		r = -ETIMEDOUT;
