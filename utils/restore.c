@@ -477,8 +477,7 @@ static bool warming_already(struct boot_item *it, const char *mdname)
 	}
 	it->action = "already";
 	it->rd = xstrdup(w.rd);
-	it->summary = xasprintf("already restored (%s, warm-up copy %.1f%%)", w.rd,
-				w.total ? 100.0 * (double)w.done / (double)w.total : 0.0);
+	it->summary = xasprintf("already restored (%s, warm-up copy %.1f%%)", w.rd, warmup_percent(&w));
 	warmup_clear(&w);
 	return true;
 }

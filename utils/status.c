@@ -238,7 +238,7 @@ static bool warm_copy(struct status *st, struct mirror *x)
 	x->copying = true;
 	x->rd = xstrdup(w.rd);
 	ram_figures(st, x);
-	x->progress = w.total ? 100.0 * (double)w.done / (double)w.total : 0;
+	x->progress = warmup_percent(&w);
 	if (now != (time_t)-1 && now > w.started && w.done > 0) {
 		x->rate = (int64_t)(w.done / (uint64_t)(now - w.started));
 		x->eta = x->rate > 0 ? (int64_t)((w.total - w.done) / (uint64_t)x->rate) : -1;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "boot.h"
+#include "config_edit.h"
 #include "control.h"
 #include "errors.h"
 #include "lock.h"
@@ -45,31 +46,6 @@ static void on_stop(int sig)
 	stopping = 1;
 }
 
-/* Create or replace path with text. 0 or -errno. */
-static int put_file(const char *path, const char *text)
-{
-	size_t n = strlen(text);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), r = 0;
-
-	if (fd < 0)
-		return -errno;
-	while (n && r == 0) {
-		ssize_t w = write(fd, text, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			r = w < 0 ? -errno : -EIO;
-		else {
-			text += w;
-			n -= (size_t)w;
-		}
-	}
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	return r;
-}
-
 static char *state_path(const char *mdname)
 {
 	return xasprintf("%s/warmup-%s.state", boot_run_dir(), mdname);
@@ -77,17 +53,13 @@ static char *state_path(const char *mdname)
 
 static int write_state(const char *mdname, const struct warmup *w)
 {
-	char *path = state_path(mdname), *tmp = xasprintf("%s.new", path);
+	char *path = state_path(mdname), *msg = NULL;
 	char *text = xasprintf("pid %ld\nrd %s\ndone %llu\ntotal %llu\nstarted %lld\n", (long)w->pid, w->rd,
 			       (unsigned long long)w->done, (unsigned long long)w->total, (long long)w->started);
-	int r = put_file(tmp, text);
+	int r = config_write_atomic(path, text, &msg);
 
-	if (r == 0 && rename(tmp, path) < 0)
-		r = -errno;
-	if (r < 0)
-		unlink(tmp);
+	free(msg);
 	free(text);
-	free(tmp);
 	free(path);
 	return r;
 }
@@ -115,6 +87,11 @@ static bool is_daemon(pid_t pid)
 	free(comm);
 	free(path);
 	return ours;
+}
+
+double warmup_percent(const struct warmup *w)
+{
+	return w->total ? 100.0 * (double)w->done / (double)w->total : 0.0;
 }
 
 void warmup_clear(struct warmup *w)
@@ -181,17 +158,17 @@ char **warmup_arrays(void)
 	return out;
 }
 
+/* rd is held (by md): rd_disk_read()'s holders */
 static bool in_an_array(const char *rd)
 {
-	char *path = xasprintf("%s/block/%s/holders", sysfs_root(), rd);
-	char **names = NULL;
-	size_t n = 0;
-	bool held = list_dir(path, &names, &n) == 0 && n > 0;
+	struct rd_disk d;
+	unsigned index;
+	bool held;
 
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	free(path);
+	if (!rd_parse_name(rd, &index) || rd_disk_read(index, &d) < 0)
+		return false;
+	held = d.nholders > 0;
+	rd_disk_clear(&d);
 	return held;
 }
 
@@ -270,8 +247,7 @@ int warmup_wait(const char *mdname, double deadline, bool progress)
 			break;
 		}
 		if (progress) {
-			fprintf(stderr, "\r%s: warm-up copy %.1f%%", mdname,
-				w.total ? 100.0 * (double)w.done / (double)w.total : 0.0);
+			fprintf(stderr, "\r%s: warm-up copy %.1f%%", mdname, warmup_percent(&w));
 			shown = true;
 		}
 		warmup_clear(&w);
@@ -317,12 +293,13 @@ static int full_io(bool wr, int fd, void *buf, size_t n, uint64_t off)
 static void test_hold(struct job *j)
 {
 	const char *hold = getenv("RDCTL_TEST_WARMUP_HOLD");
-	char *held;
+	char *held, *msg = NULL;
 
 	if (!hold || !*hold || !path_exists(hold))
 		return;
 	held = xasprintf("%s.held", hold);
-	put_file(held, "held\n");
+	if (config_write_atomic(held, "held\n", &msg) < 0)
+		free(msg);
 	write_state(j->mdname, &j->w);
 	while (path_exists(hold) && !stopping)
 		util_sleep_ms(POLL_MS);

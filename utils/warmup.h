@@ -52,6 +52,8 @@ int warmup_start(const char *mdname, const char *rd, const struct md_super *sb, 
 /* The warm-up of mdname: 0 with *w (alive or not), -ENOENT when none. */
 int warmup_read(const char *mdname, struct warmup *w);
 void warmup_clear(struct warmup *w);
+/* How much of the copy is done, 0 to 100. */
+double warmup_percent(const struct warmup *w);
 
 /*
  * Stop the warm-up of mdname, if any (SIGTERM, then wait for it), and
