@@ -13,6 +13,15 @@
 #include "rd_device.h"
 
 /*
+ * Write-zeroes bios at most 4 GiB long: up to 6.10,
+ * __blkdev_issue_write_zeroes() put the whole request in one bio's 32-bit
+ * byte count without a clamp (fixed by 73a768d5f955 in 6.11), and a
+ * longer request was silently cut short. Discard always clamped.
+ */
+#define RD_MAX_WRITE_ZEROES_SECTORS \
+	round_down(UINT_MAX >> SECTOR_SHIFT, RD_PAGE_SECTORS)
+
+/*
  * A gendisk for a bio-based RAM disk: 512-byte logical and page-sized
  * physical blocks, discard and write-zeroes in whole pages, no rotation,
  * no entropy contribution, NOWAIT (md keeps NOWAIT only if every member
@@ -45,7 +54,7 @@ static inline struct gendisk *rd_compat_alloc_disk(bool iostats)
 		.io_min			= PAGE_SIZE,
 		.max_hw_discard_sectors	= UINT_MAX,
 		.discard_granularity	= PAGE_SIZE,
-		.max_write_zeroes_sectors = UINT_MAX,
+		.max_write_zeroes_sectors = RD_MAX_WRITE_ZEROES_SECTORS,
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
 		.features		= BLK_FEAT_SYNCHRONOUS | BLK_FEAT_NOWAIT |
 					  (iostats ? BLK_FEAT_IO_STAT : 0),
@@ -70,7 +79,7 @@ static inline struct gendisk *rd_compat_alloc_disk(bool iostats)
 	blk_queue_io_min(q, PAGE_SIZE);
 	blk_queue_max_discard_sectors(q, UINT_MAX);
 	q->limits.discard_granularity = PAGE_SIZE;
-	blk_queue_max_write_zeroes_sectors(q, UINT_MAX);
+	blk_queue_max_write_zeroes_sectors(q, RD_MAX_WRITE_ZEROES_SECTORS);
 	rd_compat_set_queue_flags(q, iostats);
 	return disk;
 #endif
@@ -91,17 +100,23 @@ static inline int rd_compat_open(struct block_device *bdev, fmode_t mode)
 
 /*
  * KUnit hooks: the tests (rd_kunit*.c, module rdmirror_kunit) are built
- * for kernels with CONFIG_KUNIT from 6.9 on (bdev_file_open_by_dev() is
- * how they open a disk). There the functions they call are exported to
- * the test namespace and page allocation can be stubbed; everywhere else
- * these hooks compile to nothing.
+ * on request (RDMIRROR_KUNIT=1, which defines RDMIRROR_KUNIT_BUILD) for
+ * kernels with CONFIG_KUNIT from 6.9 on (bdev_file_open_by_dev() is how
+ * they open a disk). There the functions they call are exported to the
+ * test namespace and page allocation and copies can be stubbed; in every
+ * other build, a distribution kernel with CONFIG_KUNIT and DKMS included,
+ * these hooks compile to nothing: no stub check on the I/O path, no
+ * internal symbol exported.
  */
-#if IS_ENABLED(CONFIG_KUNIT) && LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+#if defined(RDMIRROR_KUNIT_BUILD) && IS_ENABLED(CONFIG_KUNIT) && \
+	LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
 #include <kunit/static_stub.h>
 #include <kunit/visibility.h>
 #define RD_KUNIT_HOOKS 1
 /* rd_disk.c's block major, for the tests to open disks by number. */
 extern int rd_major;
+/* rd_store.c: discarded pages freed by one RCU callback each. */
+extern atomic_long_t rd_store_single_frees;
 #else
 /*
  * No-ops that still name their symbol, so that a misspelt one fails to

@@ -4,6 +4,8 @@
  * disks (the model is /dev/loop-control). Requests are checked here, in
  * full, before anything is changed.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
@@ -22,9 +24,14 @@ static bool rd_ctl_zero(const void *p, size_t len)
 	return !memchr_inv(p, 0, len);
 }
 
+/*
+ * Sizes are whole RDMIRROR_SIZE_ALIGN (4 KiB) blocks, as the uapi header
+ * promises, on every page size: on 64 KiB-page kernels the last page of
+ * a disk may be partly past its end, which the store handles.
+ */
 int rd_ctl_check_size(u64 size)
 {
-	if (!size || size % RDMIRROR_SIZE_ALIGN || size % PAGE_SIZE)
+	if (!size || size % RDMIRROR_SIZE_ALIGN)
 		return -EINVAL;
 	if (size > (u64)totalram_pages() << PAGE_SHIFT)
 		return -ENOMEM;
@@ -60,41 +67,38 @@ int rd_ctl_check_disk(const struct rdmirror_disk *req)
 }
 EXPORT_SYMBOL_IF_KUNIT(rd_ctl_check_disk);
 
+struct rd_ctl_add_answer {
+	struct rdmirror_add __user *argp;
+	struct rdmirror_add req;
+};
+
+/*
+ * Write the new index back before the disk appears: a caller that cannot
+ * be told gets no disk, and nothing has to be removed again (by index,
+ * which another request may have reused meanwhile).
+ */
+static int rd_ctl_add_report(u32 index, void *data)
+{
+	struct rd_ctl_add_answer *a = data;
+
+	a->req.index = index;
+	return copy_to_user(a->argp, &a->req, sizeof(a->req)) ? -EFAULT : 0;
+}
+
 static long rd_ctl_add(struct rdmirror_add __user *argp)
 {
-	struct rdmirror_add req;
+	struct rd_ctl_add_answer a = { .argp = argp };
 	u32 index;
 	int err;
 
-	if (copy_from_user(&req, argp, sizeof(req)))
+	if (copy_from_user(&a.req, argp, sizeof(a.req)))
 		return -EFAULT;
-	err = rd_ctl_check_add(&req);
+	err = rd_ctl_check_add(&a.req);
 	if (err)
 		return err;
-	/*
-	 * Find out now whether the answer can be written back: once the disk
-	 * exists, udev opens it at once, and removing it again after a failed
-	 * copy would meet EBUSY and leave a disk nobody knows the index of
-	 * (the control fuzzer found that orphan).
-	 */
-	if (copy_to_user(argp, &req, sizeof(req)))
-		return -EFAULT;
-	err = rd_disk_add(req.size, req.flags, &index);
-	if (err)
-		return err;
-	req.index = index;
-	if (copy_to_user(argp, &req, sizeof(req))) {
-		/*
-		 * Only a caller that unmapped or protected the struct meanwhile
-		 * gets here. Best effort: if udev holds the disk, it stays, in
-		 * sysfs for anyone to see and remove.
-		 */
-		if (rd_disk_remove(index))
-			pr_warn("rdmirror: rd%u made, but its index could not be returned\n",
-				index);
-		return -EFAULT;
-	}
-	return index;
+	err = rd_disk_add(a.req.size, a.req.flags, rd_ctl_add_report, &a,
+			  &index);
+	return err ? err : index;
 }
 
 static long rd_ctl_resize(struct rdmirror_resize __user *argp)
@@ -129,8 +133,18 @@ static long rd_ctl_ioctl(struct file *file, unsigned int cmd,
 {
 	void __user *argp = (void __user *)arg;
 
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
+	/* A request this device does not know is ENOTTY, whoever asks. */
+	switch (cmd) {
+	case RDMIRROR_CTL_ADD:
+	case RDMIRROR_CTL_REMOVE:
+	case RDMIRROR_CTL_RESIZE:
+	case RDMIRROR_CTL_FREE_PAGES:
+		if (!capable(CAP_SYS_ADMIN))
+			return -EPERM;
+		break;
+	default:
+		return -ENOTTY;
+	}
 
 	switch (cmd) {
 	case RDMIRROR_CTL_ADD:

@@ -27,6 +27,21 @@ static inline unsigned int rd_sector_offset(sector_t sector)
 	return (sector & (RD_PAGE_SECTORS - 1)) << SECTOR_SHIFT;
 }
 
+/*
+ * page->private of a store page says which parts of it hold no data:
+ * RD_PAGE_BROKEN, a page whose memory failed (machine check or hwpoison),
+ * which the next write to it retires; and one bit per chunk of a page put
+ * in a broken page's place, for the chunks not written since, which read
+ * as an I/O error until they are. md rewrites what a member failed to
+ * read, so under md both states last one corrected read. Chunks are
+ * sectors on 4 KiB pages, and a 16th of the page on larger ones.
+ */
+#define RD_PAGE_CHUNKS		(RD_PAGE_SECTORS < 16 ? RD_PAGE_SECTORS : 16)
+#define RD_PAGE_CHUNK_BYTES	(PAGE_SIZE / RD_PAGE_CHUNKS)
+#define RD_PAGE_MISSING_ALL	(BIT(RD_PAGE_CHUNKS) - 1)
+#define RD_PAGE_BROKEN_BIT	RD_PAGE_CHUNKS
+#define RD_PAGE_BROKEN		BIT(RD_PAGE_BROKEN_BIT)
+
 struct gendisk;
 
 struct rd_device {
@@ -38,9 +53,18 @@ struct rd_device {
 	 * between that decision and del_gendisk().
 	 */
 	bool deleting;
+	/*
+	 * Under disk->open_mutex: an emptying runs, and opens fail with
+	 * EBUSY meanwhile.
+	 */
+	bool claimed;
+	/* Under rd_ctl_mutex: a preallocated grow is filling the new range. */
+	bool growing;
 	struct gendisk *disk;
 	struct xarray pages;	/* page index -> struct page */
 	atomic_long_t nr_pages;	/* pages in @pages, for allocated_bytes */
+	atomic_long_t bad_pages;	/* pages found broken */
+	atomic_long_t replaced_pages;	/* broken pages retired by a write */
 };
 
 /* rd_store.c: the pages behind one disk */
@@ -50,14 +74,19 @@ struct rd_device {
 
 void rd_store_init(struct rd_device *rd);
 void rd_store_destroy(struct rd_device *rd);
-void rd_store_read(struct rd_device *rd, sector_t sector, struct page *dst,
-		   unsigned int dst_off, unsigned int len);
+int rd_store_read(struct rd_device *rd, sector_t sector, struct page *dst,
+		  unsigned int dst_off, unsigned int len);
 int rd_store_write(struct rd_device *rd, sector_t sector, struct page *src,
 		   unsigned int src_off, unsigned int len, gfp_t gfp);
 void rd_store_discard(struct rd_device *rd, sector_t sector,
 		      sector_t nr_sects, unsigned int flags);
 int rd_store_prealloc(struct rd_device *rd, pgoff_t first, pgoff_t end);
 struct page *rd_store_alloc_page(gfp_t gfp);
+unsigned long rd_store_copy_mc(void *dst, const void *src, size_t len);
+int rd_store_pfn(struct rd_device *rd, sector_t sector, unsigned long *pfn);
+int rd_store_module_init(void);
+void rd_store_module_exit(void);
+void rd_store_flush_frees(void);
 
 /* Pages that back @sectors sectors (a partial last page counts). */
 static inline pgoff_t rd_sectors_to_pages(sector_t sectors)
@@ -74,13 +103,24 @@ static inline u64 rd_store_bytes(struct rd_device *rd)
 void rd_submit_bio(struct bio *bio);
 
 /* rd_disk.c: disk lifetime, called by the control device */
-int rd_disk_add(u64 size, u32 flags, u32 *index);
+/*
+ * Called by rd_disk_add() with the new index before the disk appears;
+ * an error ends the add with nothing made.
+ */
+typedef int (*rd_add_report_fn)(u32 index, void *data);
+int rd_disk_add(u64 size, u32 flags, rd_add_report_fn report, void *data,
+		u32 *index);
 int rd_disk_remove(u32 index);
 int rd_disk_resize(u32 index, u64 size);
 int rd_disk_free_pages(u32 index);
 int rd_disk_open(struct gendisk *disk);
 int rd_disks_init(unsigned int max_disks, bool iostats);
 void rd_disks_exit(void);
+int rd_disk_pfn(u32 index, sector_t sector, unsigned long *pfn);
+
+/* rd_debugfs.c: what the tests need to know and users do not */
+void rd_debugfs_init(void);
+void rd_debugfs_exit(void);
 
 /* rd_control.c: /dev/rdmirror-control */
 int rd_control_init(void);

@@ -3,11 +3,17 @@
  * Disk lifetime: create, remove, resize and empty /dev/rdN, and the
  * per-disk sysfs attributes.
  *
- * rd_ctl_mutex serialises these operations and guards the index map. The
- * checks that a disk is not in use are taken under disk->open_mutex, the
- * lock every open runs under, so "nobody has it open" stays true until the
- * operation is done. Lock order: rd_ctl_mutex, then disk->open_mutex.
+ * rd_ctl_mutex serialises these operations and guards the index map; it
+ * is held only for short work, and taken killably. The checks that a disk
+ * is not in use are taken under disk->open_mutex, the lock every open runs
+ * under; emptying a disk then claims it and drops open_mutex while it
+ * frees, and opens meanwhile fail with EBUSY, as in zram's reset; a shrink
+ * frees after open_mutex, past the new end where no I/O reaches. A long
+ * fill (preallocation) runs with no lock held, on a disk not yet published
+ * or marked growing. Lock order: rd_ctl_mutex, then disk->open_mutex.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/blkdev.h>
 #include <linux/device.h>
 #include <linux/idr.h>
@@ -45,9 +51,29 @@ static ssize_t preallocated_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(preallocated);
 
+static ssize_t memory_errors_show(struct device *dev,
+				  struct device_attribute *attr, char *buf)
+{
+	struct rd_device *rd = dev_to_disk(dev)->private_data;
+
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(&rd->bad_pages));
+}
+static DEVICE_ATTR_RO(memory_errors);
+
+static ssize_t replaced_pages_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	struct rd_device *rd = dev_to_disk(dev)->private_data;
+
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(&rd->replaced_pages));
+}
+static DEVICE_ATTR_RO(replaced_pages);
+
 static struct attribute *rd_attrs[] = {
 	&dev_attr_allocated_bytes.attr,
 	&dev_attr_preallocated.attr,
+	&dev_attr_memory_errors.attr,
+	&dev_attr_replaced_pages.attr,
 	NULL,
 };
 
@@ -66,7 +92,9 @@ int rd_disk_open(struct gendisk *disk)
 {
 	struct rd_device *rd = disk->private_data;
 
-	return rd->deleting ? -ENXIO : 0;
+	if (rd->deleting)
+		return -ENXIO;
+	return rd->claimed ? -EBUSY : 0;
 }
 
 static const struct block_device_operations rd_fops = {
@@ -81,7 +109,8 @@ static void rd_device_free(struct rd_device *rd)
 	kfree(rd);
 }
 
-int rd_disk_add(u64 size, u32 flags, u32 *index)
+int rd_disk_add(u64 size, u32 flags, rd_add_report_fn report, void *data,
+		u32 *index)
 {
 	struct rd_device *rd;
 	struct gendisk *disk;
@@ -93,26 +122,34 @@ int rd_disk_add(u64 size, u32 flags, u32 *index)
 	rd_store_init(rd);
 	rd->prealloc = flags & RDMIRROR_ADD_PREALLOC;
 
-	/* Fill before taking the lock: preallocation can take a while. */
+	/*
+	 * Reserve the index first (a NULL entry: the disk is not there for
+	 * anyone yet), so that an add over max_disks fails before it fills
+	 * memory.
+	 */
+	if (mutex_lock_killable(&rd_ctl_mutex)) {
+		err = -EINTR;
+		goto out_free_rd;
+	}
+	err = idr_alloc(&rd_indexes, NULL, 0, rd_max_disks, GFP_KERNEL);
+	mutex_unlock(&rd_ctl_mutex);
+	if (err < 0)
+		goto out_free_rd;
+	rd->index = err;
+
+	/* No lock held: preallocation can take a while. */
 	if (rd->prealloc) {
 		err = rd_store_prealloc(rd, 0, DIV_ROUND_UP(size, PAGE_SIZE));
 		if (err)
-			goto out_free_rd;
+			goto out_free_index;
 	}
 
 	disk = rd_compat_alloc_disk(rd_iostats);
 	if (IS_ERR(disk)) {
 		err = PTR_ERR(disk);
-		goto out_free_rd;
+		goto out_free_index;
 	}
 	rd->disk = disk;
-
-	mutex_lock(&rd_ctl_mutex);
-	err = idr_alloc(&rd_indexes, rd, 0, rd_max_disks, GFP_KERNEL);
-	if (err < 0)
-		goto out_unlock;
-	rd->index = err;
-
 	disk->major = rd_major;
 	disk->first_minor = rd->index;
 	disk->minors = 1;
@@ -123,19 +160,30 @@ int rd_disk_add(u64 size, u32 flags, u32 *index)
 		 rd->index);
 	set_capacity(disk, size >> SECTOR_SHIFT);
 
+	/* The caller learns the index before anyone else can open the disk. */
+	if (report) {
+		err = report(rd->index, data);
+		if (err)
+			goto out_put_disk;
+	}
+
+	mutex_lock(&rd_ctl_mutex);
 	err = device_add_disk(NULL, disk, rd_attr_groups);
-	if (err)
-		goto out_remove_index;
+	if (!err)
+		idr_replace(&rd_indexes, rd, rd->index);
 	mutex_unlock(&rd_ctl_mutex);
+	if (err)
+		goto out_put_disk;
 
 	*index = rd->index;
 	return 0;
 
-out_remove_index:
-	idr_remove(&rd_indexes, rd->index);
-out_unlock:
-	mutex_unlock(&rd_ctl_mutex);
+out_put_disk:
 	put_disk(disk);
+out_free_index:
+	mutex_lock(&rd_ctl_mutex);
+	idr_remove(&rd_indexes, rd->index);
+	mutex_unlock(&rd_ctl_mutex);
 out_free_rd:
 	rd_device_free(rd);
 	return err;
@@ -151,31 +199,42 @@ static void rd_disk_destroy(struct rd_device *rd)
 }
 
 /*
- * Lock the disk's open_mutex if nobody holds the disk open; -EBUSY
- * otherwise. The caller unlocks.
+ * Claim the disk if nobody holds it open and no grow is filling it:
+ * opens fail with EBUSY until rd_disk_unclaim(). -EBUSY otherwise.
+ * Called with rd_ctl_mutex held.
  */
-static int rd_disk_lock_idle(struct rd_device *rd)
+static int rd_disk_claim(struct rd_device *rd)
+{
+	int err = 0;
+
+	mutex_lock(&rd->disk->open_mutex);
+	if (disk_openers(rd->disk) || rd->growing)
+		err = -EBUSY;
+	else
+		rd->claimed = true;
+	mutex_unlock(&rd->disk->open_mutex);
+	return err;
+}
+
+static void rd_disk_unclaim(struct rd_device *rd)
 {
 	mutex_lock(&rd->disk->open_mutex);
-	if (disk_openers(rd->disk)) {
-		mutex_unlock(&rd->disk->open_mutex);
-		return -EBUSY;
-	}
-	return 0;
+	rd->claimed = false;
+	mutex_unlock(&rd->disk->open_mutex);
 }
 
 /*
- * Find disk @index and lock it idle (rd_disk_lock_idle()). Called with
- * rd_ctl_mutex held; on error nothing more is locked.
+ * Find disk @index and claim it (rd_disk_claim()). Called with
+ * rd_ctl_mutex held.
  */
-static int rd_disk_find_idle(u32 index, struct rd_device **rdp)
+static int rd_disk_find_claim(u32 index, struct rd_device **rdp)
 {
 	struct rd_device *rd = idr_find(&rd_indexes, index);
 	int err;
 
 	if (!rd)
 		return -ENODEV;
-	err = rd_disk_lock_idle(rd);
+	err = rd_disk_claim(rd);
 	if (!err)
 		*rdp = rd;
 	return err;
@@ -186,9 +245,11 @@ int rd_disk_remove(u32 index)
 	struct rd_device *rd;
 	int err;
 
-	mutex_lock(&rd_ctl_mutex);
-	err = rd_disk_find_idle(index, &rd);
+	if (mutex_lock_killable(&rd_ctl_mutex))
+		return -EINTR;
+	err = rd_disk_find_claim(index, &rd);
 	if (!err) {
+		mutex_lock(&rd->disk->open_mutex);
 		rd->deleting = true;
 		mutex_unlock(&rd->disk->open_mutex);
 		idr_remove(&rd_indexes, index);
@@ -199,34 +260,66 @@ int rd_disk_remove(u32 index)
 }
 EXPORT_SYMBOL_IF_KUNIT(rd_disk_remove);
 
+/*
+ * Grow a preallocated disk: fill the new range with no lock held (the
+ * range is unreachable until the capacity says otherwise), then publish.
+ * Called with rd_ctl_mutex held; returns with it dropped.
+ */
+static int rd_disk_grow_prealloc(struct rd_device *rd, sector_t old, u64 size)
+{
+	int err;
+
+	rd->growing = true;
+	mutex_unlock(&rd_ctl_mutex);
+	err = rd_store_prealloc(rd, rd_sectors_to_pages(old),
+				DIV_ROUND_UP(size, PAGE_SIZE));
+	mutex_lock(&rd_ctl_mutex);
+	if (!err)
+		set_capacity_and_notify(rd->disk, size >> SECTOR_SHIFT);
+	rd->growing = false;
+	mutex_unlock(&rd_ctl_mutex);
+	return err;
+}
+
 int rd_disk_resize(u32 index, u64 size)
 {
 	struct rd_device *rd;
 	sector_t old, new = size >> SECTOR_SHIFT;
 	int err = 0;
 
-	mutex_lock(&rd_ctl_mutex);
+	if (mutex_lock_killable(&rd_ctl_mutex))
+		return -EINTR;
 	rd = idr_find(&rd_indexes, index);
 	if (!rd) {
 		err = -ENODEV;
+		goto out_unlock;
+	}
+	if (rd->growing) {
+		err = -EBUSY;
 		goto out_unlock;
 	}
 	old = get_capacity(rd->disk);
 	if (new > old) {
 		/* Growing is safe while in use: the new range is unreachable until now. */
 		if (rd->prealloc)
-			err = rd_store_prealloc(rd, rd_sectors_to_pages(old),
-						DIV_ROUND_UP(size, PAGE_SIZE));
-		if (!err)
-			set_capacity_and_notify(rd->disk, new);
-	} else if (new < old) {
-		err = rd_disk_lock_idle(rd);
-		if (err)
-			goto out_unlock;
+			return rd_disk_grow_prealloc(rd, old, size);
 		set_capacity_and_notify(rd->disk, new);
+	} else if (new < old) {
+		mutex_lock(&rd->disk->open_mutex);
+		if (disk_openers(rd->disk)) {
+			mutex_unlock(&rd->disk->open_mutex);
+			err = -EBUSY;
+			goto out_unlock;
+		}
+		set_capacity_and_notify(rd->disk, new);
+		mutex_unlock(&rd->disk->open_mutex);
+		/*
+		 * No I/O reaches past the new end any more: free the cut
+		 * pages without RCU, and with open_mutex free for openers
+		 * (udev's, after the resize event) meanwhile.
+		 */
 		rd_store_discard(rd, new, old - new,
 				 RD_DISCARD_QUIESCED | RD_DISCARD_MAY_SLEEP);
-		mutex_unlock(&rd->disk->open_mutex);
 	}
 out_unlock:
 	mutex_unlock(&rd_ctl_mutex);
@@ -240,19 +333,39 @@ int rd_disk_free_pages(u32 index)
 	struct rd_device *rd;
 	int err;
 
-	mutex_lock(&rd_ctl_mutex);
-	err = rd_disk_find_idle(index, &rd);
+	if (mutex_lock_killable(&rd_ctl_mutex))
+		return -EINTR;
+	err = rd_disk_find_claim(index, &rd);
 	if (!err) {
 		/* A preallocated disk keeps its memory reserved, zeroed. */
 		if (rd->prealloc)
 			flags |= RD_DISCARD_KEEP_PAGES;
 		rd_store_discard(rd, 0, get_capacity(rd->disk), flags);
-		mutex_unlock(&rd->disk->open_mutex);
+		rd_disk_unclaim(rd);
 	}
 	mutex_unlock(&rd_ctl_mutex);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(rd_disk_free_pages);
+
+/* The page frame behind @sector of disk @index (rd_debugfs.c). */
+int rd_disk_pfn(u32 index, sector_t sector, unsigned long *pfn)
+{
+	struct rd_device *rd;
+	int err;
+
+	if (mutex_lock_killable(&rd_ctl_mutex))
+		return -EINTR;
+	rd = idr_find(&rd_indexes, index);
+	if (!rd)
+		err = -ENODEV;
+	else if (sector >= get_capacity(rd->disk))
+		err = -ERANGE;
+	else
+		err = rd_store_pfn(rd, sector, pfn);
+	mutex_unlock(&rd_ctl_mutex);
+	return err;
+}
 
 int rd_disks_init(unsigned int max_disks, bool iostats)
 {

@@ -5,6 +5,8 @@
  * served and ended in the submitter's context. No lock is taken here
  * beyond the xarray's own; counters are per page and atomic.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/printk.h>
@@ -16,12 +18,13 @@ static blk_status_t rd_do_rw(struct rd_device *rd, struct bio *bio)
 	sector_t sector = bio->bi_iter.bi_sector;
 	bool write = op_is_write(bio_op(bio));
 	/*
-	 * md and io_uring may ask us not to block: no reclaim then.
-	 * Otherwise reclaim as long as it makes progress, then fail the
-	 * write (__GFP_RETRY_MAYFAIL) rather than loop in the allocator
-	 * until the OOM killer takes someone's process: md then fails the
-	 * RAM member and the array goes on from its disks, which hold every
-	 * write. The RAM member is a copy; a user's process is not.
+	 * io_uring and aio may ask us not to block (md passes NOWAIT to its
+	 * members only in 6.15's releases): no reclaim then. Otherwise
+	 * reclaim as long as it makes progress, then fail the write
+	 * (__GFP_RETRY_MAYFAIL) rather than loop in the allocator until the
+	 * OOM killer takes someone's process: md then fails the RAM member
+	 * and the array goes on from its disks, which hold every write. The
+	 * RAM member is a copy; a user's process is not.
 	 */
 	gfp_t gfp = (bio->bi_opf & REQ_NOWAIT) ? GFP_NOWAIT :
 		    GFP_NOIO | __GFP_RETRY_MAYFAIL;
@@ -38,15 +41,23 @@ static blk_status_t rd_do_rw(struct rd_device *rd, struct bio *bio)
 						 PAGE_SIZE - off);
 
 			if (!write) {
-				rd_store_read(rd, sector, bv.bv_page,
-					      bv.bv_offset + done, len);
+				/* A memory error: md reads it from a disk. */
+				if (rd_store_read(rd, sector, bv.bv_page,
+						  bv.bv_offset + done, len))
+					return BLK_STS_IOERR;
 			} else if (rd_store_write(rd, sector, bv.bv_page,
 						  bv.bv_offset + done, len, gfp)) {
 				if (bio->bi_opf & REQ_NOWAIT)
 					return BLK_STS_AGAIN;
 				pr_err_ratelimited("rd%d: out of memory writing sector %llu\n",
 						   rd->index, (unsigned long long)sector);
-				return BLK_STS_RESOURCE;
+				/*
+				 * An I/O error, as brd and zram end it:
+				 * BLK_STS_RESOURCE is blk-mq's "retry the
+				 * dispatch", and reaches a file system as
+				 * ENOMEM.
+				 */
+				return BLK_STS_IOERR;
 			}
 			done += len;
 			sector += len >> SECTOR_SHIFT;

@@ -20,11 +20,13 @@
 static struct {
 	int ok;		/* allocations left before they fail */
 	int calls;	/* allocations asked for */
+	gfp_t gfp;	/* the flags of the last one */
 } rd_kunit_alloc;
 
 static struct page *rd_kunit_alloc_page(gfp_t gfp)
 {
 	rd_kunit_alloc.calls++;
+	rd_kunit_alloc.gfp = gfp;
 	if (rd_kunit_alloc.ok <= 0)
 		return NULL;
 	rd_kunit_alloc.ok--;
@@ -39,6 +41,27 @@ int *rd_kunit_fail_allocs_after(struct kunit *test, int ok)
 	kunit_activate_static_stub(test, rd_store_alloc_page,
 				   rd_kunit_alloc_page);
 	return &rd_kunit_alloc.calls;
+}
+
+gfp_t rd_kunit_last_gfp(void)
+{
+	return rd_kunit_alloc.gfp;
+}
+
+/* A copy that meets a machine check at its first byte. */
+static unsigned long rd_kunit_copy_fails(void *dst, const void *src, size_t len)
+{
+	return len;
+}
+
+void rd_kunit_fail_copies(struct kunit *test)
+{
+	kunit_activate_static_stub(test, rd_store_copy_mc, rd_kunit_copy_fails);
+}
+
+void rd_kunit_mend_copies(struct kunit *test)
+{
+	kunit_deactivate_static_stub(test, rd_store_copy_mc);
 }
 
 kunit_test_suites(&rd_kunit_store_suite, &rd_kunit_ctl_suite,

@@ -24,5 +24,14 @@ extern struct kunit_suite rd_kunit_disk_suite;
  * allocations it was asked for.
  */
 int *rd_kunit_fail_allocs_after(struct kunit *test, int ok);
+/* The gfp flags of the last allocation rd_kunit_fail_allocs_after() saw. */
+gfp_t rd_kunit_last_gfp(void);
+
+/*
+ * Until rd_kunit_mend_copies() or the test's end, every copy out of a
+ * store page in this test's thread fails as a machine check would.
+ */
+void rd_kunit_fail_copies(struct kunit *test);
+void rd_kunit_mend_copies(struct kunit *test);
 
 #endif /* RD_KUNIT_H */

@@ -27,6 +27,9 @@
  * udev may hold a new disk open for a moment to probe it, as it does for
  * any disk: an operation that needs the disk closed waits that out.
  */
+/* More than any max_disks the module accepts. */
+#define RD_KUNIT_MAX_ADDS	1025
+
 static int rd_kunit_when_closed(int (*op)(u32 index), u32 index)
 {
 	unsigned long deadline = jiffies + 5 * HZ;
@@ -59,7 +62,7 @@ static u32 rd_kunit_add(struct kunit *test, u64 size, u32 flags)
 {
 	u32 index;
 
-	KUNIT_ASSERT_EQ(test, rd_disk_add(size, flags, &index), 0);
+	KUNIT_ASSERT_EQ(test, rd_disk_add(size, flags, NULL, NULL, &index), 0);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rd_kunit_remove_action,
 							(void *)(uintptr_t)index), 0);
 	return index;
@@ -402,7 +405,7 @@ static void rd_kunit_disk_prealloc_add_failure(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, rd_kunit_when_closed(rd_disk_remove, index), 0);
 	calls = rd_kunit_fail_allocs_after(test, 7);
-	KUNIT_EXPECT_EQ(test, rd_disk_add(64 * SZ_1K, RDMIRROR_ADD_PREALLOC, &again),
+	KUNIT_EXPECT_EQ(test, rd_disk_add(64 * SZ_1K, RDMIRROR_ADD_PREALLOC, NULL, NULL, &again),
 			-ENOMEM);
 	KUNIT_EXPECT_EQ(test, *calls, 8);
 	KUNIT_EXPECT_EQ(test, rd_disk_remove(index), -ENODEV);
@@ -427,6 +430,117 @@ static void rd_kunit_disk_prealloc_grow_failure(struct kunit *test)
 	rd_kunit_expect_pages(test, file, 0, 16, true);
 }
 
+/* One whole-page bio at page @idx; returns its status as an errno. */
+static int rd_kunit_page_io(struct kunit *test, struct file *file, bool write,
+			    pgoff_t idx)
+{
+	struct bio *bio;
+	struct page *page;
+	int err;
+
+	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	bio = bio_alloc(file_bdev(file), 1, write ? REQ_OP_WRITE : REQ_OP_READ,
+			GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bio);
+	bio->bi_iter.bi_sector = (sector_t)idx << RD_PAGE_SECTORS_SHIFT;
+	__bio_add_page(bio, page, PAGE_SIZE, 0);
+	err = submit_bio_wait(bio);
+	bio_put(bio);
+	__free_page(page);
+	return err;
+}
+
+/*
+ * Write-zeroes bios fit a 32-bit byte count: up to 6.10 the block layer
+ * put a whole request in one bio without a clamp.
+ */
+static void rd_kunit_disk_write_zeroes_limit(struct kunit *test)
+{
+	u32 index = rd_kunit_add(test, 64 * SZ_1K, 0);
+	struct file *file = rd_kunit_open(test, index);
+	u64 max = bdev_write_zeroes_sectors(file_bdev(file));
+
+	KUNIT_EXPECT_GT(test, max, 0ULL);
+	KUNIT_EXPECT_LE(test, max << SECTOR_SHIFT, (u64)UINT_MAX);
+	KUNIT_EXPECT_EQ(test, max % RD_PAGE_SECTORS, 0ULL);
+}
+
+/*
+ * A read of broken memory ends with an I/O error (what md corrects), and
+ * a write that finds no memory with an I/O error too, not ENOMEM.
+ */
+static void rd_kunit_disk_errors_are_io_errors(struct kunit *test)
+{
+	u32 index = rd_kunit_add(test, 64 * SZ_1K, 0);
+	struct file *file = rd_kunit_open(test, index);
+	struct rd_device *rd = rd_kunit_rd(file);
+	struct page *old;
+
+	rd_kunit_write_pages(test, file, 0, 2);
+	old = xa_load(&rd->pages, 1);
+	rd_kunit_fail_copies(test);
+	KUNIT_EXPECT_EQ(test, rd_kunit_page_io(test, file, false, 1), -EIO);
+	rd_kunit_mend_copies(test);
+	KUNIT_EXPECT_EQ(test, rd_kunit_page_io(test, file, false, 1), -EIO);
+	rd_kunit_expect_pages(test, file, 0, 1, true);
+	KUNIT_EXPECT_EQ(test, rd_kunit_page_io(test, file, true, 1), 0);
+	KUNIT_EXPECT_EQ(test, rd_kunit_page_io(test, file, false, 1), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&rd->bad_pages), 1L);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&rd->replaced_pages), 1L);
+	set_page_private(old, 0);
+	__free_page(old);
+
+	rd_kunit_fail_allocs_after(test, 0);
+	KUNIT_EXPECT_EQ(test, rd_kunit_page_io(test, file, true, 5), -EIO);
+}
+
+static int rd_kunit_report_fails(u32 index, void *data)
+{
+	*(u32 *)data = index;
+	return -EFAULT;
+}
+
+/*
+ * An add whose caller cannot be told the index makes no disk, and takes
+ * nothing from the disks that are there.
+ */
+static void rd_kunit_disk_add_report_failure(struct kunit *test)
+{
+	u32 other = rd_kunit_add(test, 64 * SZ_1K, 0), told = U32_MAX, index;
+	struct file *file = rd_kunit_open(test, other);
+
+	KUNIT_EXPECT_EQ(test, rd_disk_add(64 * SZ_1K, 0, rd_kunit_report_fails,
+					  &told, &index), -EFAULT);
+	KUNIT_ASSERT_NE(test, told, U32_MAX);
+	KUNIT_EXPECT_NE(test, told, other);
+	rd_kunit_expect_gone(test, told);
+	KUNIT_EXPECT_EQ(test, rd_disk_remove(told), -ENODEV);
+	rd_kunit_write_pages(test, file, 0, 1);
+	rd_kunit_expect_pages(test, file, 0, 1, true);
+}
+
+/* With every index taken, a preallocating add fails before it allocates. */
+static void rd_kunit_disk_full_before_prealloc(struct kunit *test)
+{
+	u32 index;
+	int *calls, err, n;
+
+	for (n = 0; n < RD_KUNIT_MAX_ADDS; n++) {
+		err = rd_disk_add(4096, 0, NULL, NULL, &index);
+		if (err)
+			break;
+		err = kunit_add_action_or_reset(test, rd_kunit_remove_action,
+						(void *)(uintptr_t)index);
+		KUNIT_ASSERT_EQ(test, err, 0);
+	}
+	KUNIT_ASSERT_EQ(test, err, -ENOSPC);
+	calls = rd_kunit_fail_allocs_after(test, INT_MAX);
+	KUNIT_EXPECT_EQ(test, rd_disk_add(SZ_1M, RDMIRROR_ADD_PREALLOC, NULL,
+					  NULL, &index), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, *calls, 0);
+}
+
 static struct kunit_case rd_kunit_disk_cases[] = {
 	KUNIT_CASE(rd_kunit_disk_lifecycle),
 	KUNIT_CASE(rd_kunit_disk_remove_while_open),
@@ -437,6 +551,10 @@ static struct kunit_case rd_kunit_disk_cases[] = {
 	KUNIT_CASE(rd_kunit_disk_prealloc),
 	KUNIT_CASE(rd_kunit_disk_prealloc_add_failure),
 	KUNIT_CASE(rd_kunit_disk_prealloc_grow_failure),
+	KUNIT_CASE(rd_kunit_disk_write_zeroes_limit),
+	KUNIT_CASE(rd_kunit_disk_errors_are_io_errors),
+	KUNIT_CASE(rd_kunit_disk_add_report_failure),
+	KUNIT_CASE(rd_kunit_disk_full_before_prealloc),
 	{}
 };
 

@@ -2,8 +2,8 @@
 /*
  * KUnit tests of the page store (rd_store.c) on a bare rd_device, no disk:
  * where a sector lands, writes at page edges, holes, discard and
- * write-zeroes of partial and whole pages, the allocated-bytes count, and
- * preallocation that fails part way.
+ * write-zeroes of partial and whole pages, the allocated-bytes count,
+ * preallocation that fails part way, and pages whose memory fails.
  */
 #include <kunit/test.h>
 #include <linux/gfp.h>
@@ -80,7 +80,8 @@ static void rd_kunit_expect(struct kunit *test, u64 pos, unsigned int len,
 	p = kmap_local_page(s->buf);
 	memset(p, 0xa5, PAGE_SIZE);
 	kunmap_local(p);
-	rd_store_read(&s->rd, pos >> SECTOR_SHIFT, s->buf, off, len);
+	KUNIT_EXPECT_EQ(test, rd_store_read(&s->rd, pos >> SECTOR_SHIFT,
+					    s->buf, off, len), 0);
 	p = kmap_local_page(s->buf);
 	for (i = 0; i < len; i++) {
 		u8 want = written ? rd_kunit_byte(pos + i) : 0;
@@ -349,6 +350,222 @@ static void rd_kunit_write_alloc_failure(struct kunit *test)
 	rd_kunit_expect(test, 0, PAGE_SIZE, true);
 }
 
+/* Pages come with __GFP_HIGHMEM: every access goes through kmap_local. */
+static void rd_kunit_pages_may_be_highmem(struct kunit *test)
+{
+	struct rd_kunit_store *s = test->priv;
+
+	rd_kunit_fail_allocs_after(test, INT_MAX);
+	rd_kunit_write(test, 0, SECTOR_SIZE);
+	KUNIT_EXPECT_TRUE(test, rd_kunit_last_gfp() & __GFP_HIGHMEM);
+	KUNIT_EXPECT_EQ(test, rd_store_prealloc(&s->rd, 1, 2), 0);
+	KUNIT_EXPECT_TRUE(test, rd_kunit_last_gfp() & __GFP_HIGHMEM);
+}
+
+/* A reserved (zero) xarray entry reads as a hole, and does not spin. */
+static void rd_kunit_reserved_entry_is_hole(struct kunit *test)
+{
+	struct rd_kunit_store *s = test->priv;
+
+	KUNIT_ASSERT_EQ(test, xa_reserve(&s->rd.pages, 3, GFP_KERNEL), 0);
+	rd_kunit_expect(test, 3 * PAGE_SIZE, PAGE_SIZE, false);
+	xa_release(&s->rd.pages, 3);
+}
+
+static struct page *rd_kunit_store_page(struct kunit *test, pgoff_t idx)
+{
+	struct rd_kunit_store *s = test->priv;
+	struct page *page = xa_load(&s->rd.pages, idx);
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	return page;
+}
+
+static int rd_kunit_read_status(struct kunit *test, u64 pos, unsigned int len)
+{
+	struct rd_kunit_store *s = test->priv;
+
+	return rd_store_read(&s->rd, pos >> SECTOR_SHIFT, s->buf,
+			     offset_in_page(pos), len);
+}
+
+/* A broken page is the tests' to free: rd never gives one back. */
+static void rd_kunit_free_broken(void *page)
+{
+	set_page_private(page, 0);
+	__free_page(page);
+}
+
+/* Break page @idx as a machine check in a read would; returns the page. */
+static struct page *rd_kunit_break(struct kunit *test, pgoff_t idx)
+{
+	struct rd_kunit_store *s = test->priv;
+	struct page *page = rd_kunit_store_page(test, idx);
+	long before = atomic_long_read(&s->rd.bad_pages);
+
+	rd_kunit_fail_copies(test);
+	KUNIT_EXPECT_EQ(test, rd_kunit_read_status(test, idx * PAGE_SIZE,
+						   SECTOR_SIZE), -EIO);
+	rd_kunit_mend_copies(test);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->rd.bad_pages), before + 1);
+	return page;
+}
+
+/*
+ * Write page 0 whole and break it; the broken page is freed when the
+ * test ends. Returns it.
+ */
+static struct page *rd_kunit_written_broken_page(struct kunit *test)
+{
+	struct page *old;
+
+	rd_kunit_write(test, 0, PAGE_SIZE);
+	old = rd_kunit_break(test, 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rd_kunit_free_broken,
+							old), 0);
+	return old;
+}
+
+/*
+ * A copy that meets a machine check fails the read and marks the page:
+ * later reads of any part of it fail too, without touching its memory,
+ * and the neighbours read as before. The page is counted once.
+ */
+static void rd_kunit_machine_check_fails_reads(struct kunit *test)
+{
+	struct rd_kunit_store *s = test->priv;
+
+	rd_kunit_write(test, 0, PAGE_SIZE);
+	rd_kunit_write(test, PAGE_SIZE, PAGE_SIZE);
+	rd_kunit_write(test, 2 * PAGE_SIZE, PAGE_SIZE);
+	rd_kunit_break(test, 1);
+	KUNIT_EXPECT_EQ(test, rd_kunit_read_status(test, PAGE_SIZE + SECTOR_SIZE,
+						   SECTOR_SIZE), -EIO);
+	KUNIT_EXPECT_EQ(test, rd_kunit_read_status(test, PAGE_SIZE, PAGE_SIZE),
+			-EIO);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->rd.bad_pages), 1L);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->rd.replaced_pages), 0L);
+	rd_kunit_expect(test, 0, PAGE_SIZE, true);
+	rd_kunit_expect(test, 2 * PAGE_SIZE, PAGE_SIZE, true);
+}
+
+/*
+ * A write over a broken page puts the data in a new page; the broken one
+ * is not freed (its reference stays), and the page count does not change.
+ */
+static void rd_kunit_write_replaces_broken_page(struct kunit *test)
+{
+	struct rd_kunit_store *s = test->priv;
+	struct page *old;
+
+	old = rd_kunit_written_broken_page(test);
+	rd_kunit_write(test, 0, PAGE_SIZE);
+	KUNIT_EXPECT_PTR_NE(test, rd_kunit_store_page(test, 0), old);
+	KUNIT_EXPECT_EQ(test, page_ref_count(old), 1);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->rd.replaced_pages), 1L);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(test), 1UL);
+	rd_kunit_expect(test, 0, PAGE_SIZE, true);
+}
+
+/*
+ * A write of part of a broken page (md rewrites what it failed to read,
+ * from where the read began): the written sectors read back, the others
+ * fail until they too are written.
+ */
+static void rd_kunit_partial_rewrite(struct kunit *test)
+{
+	struct rd_kunit_store *s = test->priv;
+
+	rd_kunit_written_broken_page(test);
+	rd_kunit_write(test, 2 * SECTOR_SIZE, 2 * SECTOR_SIZE);
+	rd_kunit_expect(test, 2 * SECTOR_SIZE, 2 * SECTOR_SIZE, true);
+	KUNIT_EXPECT_EQ(test, rd_kunit_read_status(test, SECTOR_SIZE, SECTOR_SIZE),
+			-EIO);
+	KUNIT_EXPECT_EQ(test, rd_kunit_read_status(test, 0, PAGE_SIZE), -EIO);
+	/* Not broken memory: not counted again. */
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->rd.bad_pages), 1L);
+	rd_kunit_write(test, 0, 2 * SECTOR_SIZE);
+	rd_kunit_write(test, 4 * SECTOR_SIZE, PAGE_SIZE - 4 * SECTOR_SIZE);
+	rd_kunit_expect(test, 0, PAGE_SIZE, true);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->rd.replaced_pages), 1L);
+}
+
+/* Write-zeroes over a broken page replaces it with zeros. */
+static void rd_kunit_write_zeroes_replaces_broken_page(struct kunit *test)
+{
+	struct rd_kunit_store *s = test->priv;
+
+	rd_kunit_written_broken_page(test);
+	rd_store_discard(&s->rd, 0, RD_PAGE_SECTORS,
+			 RD_DISCARD_KEEP_PAGES | RD_DISCARD_MAY_SLEEP);
+	rd_kunit_expect(test, 0, PAGE_SIZE, false);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->rd.replaced_pages), 1L);
+}
+
+/* A discard takes a broken page out of the store, but never frees it. */
+static void rd_kunit_discard_keeps_broken_page(struct kunit *test)
+{
+	struct rd_kunit_store *s = test->priv;
+	struct page *old;
+
+	old = rd_kunit_written_broken_page(test);
+	rd_store_discard(&s->rd, 0, RD_PAGE_SECTORS,
+			 RD_DISCARD_QUIESCED | RD_DISCARD_MAY_SLEEP);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(test), 0UL);
+	KUNIT_EXPECT_EQ(test, page_ref_count(old), 1);
+	rd_kunit_expect(test, 0, PAGE_SIZE, false);
+}
+
+/*
+ * A page memory_failure() flagged (hwpoison) fails its reads before any
+ * copy touches it, is replaced by the next write, and is never freed.
+ */
+static void rd_kunit_hwpoison_page(struct kunit *test)
+{
+	struct rd_kunit_store *s = test->priv;
+	struct page *old;
+
+	if (!IS_ENABLED(CONFIG_MEMORY_FAILURE))
+		kunit_skip(test, "no CONFIG_MEMORY_FAILURE: no hwpoison flag");
+	rd_kunit_write(test, 0, PAGE_SIZE);
+	old = rd_kunit_store_page(test, 0);
+	SetPageHWPoison(old);
+	KUNIT_EXPECT_EQ(test, rd_kunit_read_status(test, 0, SECTOR_SIZE), -EIO);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->rd.bad_pages), 1L);
+	rd_kunit_write(test, 0, PAGE_SIZE);
+	rd_kunit_expect(test, 0, PAGE_SIZE, true);
+	KUNIT_EXPECT_EQ(test, page_ref_count(old), 1);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->rd.replaced_pages), 1L);
+	ClearPageHWPoison(old);
+	rd_kunit_free_broken(old);
+}
+
+/*
+ * A discard that may not sleep (NOWAIT) frees what it takes out after a
+ * grace period, in batches: not one RCU callback a page (a million for
+ * 4 GiB), and all of it comes back.
+ */
+static void rd_kunit_nowait_discard_frees_in_batches(struct kunit *test)
+{
+	struct rd_kunit_store *s = test->priv;
+	unsigned int nr = 2048, i;
+	long singles = atomic_long_read(&rd_store_single_frees);
+	long before;
+
+	for (i = 0; i < nr; i++)
+		rd_kunit_write(test, (u64)i * PAGE_SIZE, SECTOR_SIZE);
+	KUNIT_ASSERT_EQ(test, rd_kunit_pages(test), (unsigned long)nr);
+	rd_store_flush_frees();
+	before = global_zone_page_state(NR_FREE_PAGES);
+	rd_store_discard(&s->rd, 0, (sector_t)nr << RD_PAGE_SECTORS_SHIFT, 0);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(test), 0UL);
+	rd_store_flush_frees();
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&rd_store_single_frees), singles);
+	/* (other tasks allocate meanwhile: most of it, not all) */
+	KUNIT_EXPECT_GT(test, global_zone_page_state(NR_FREE_PAGES), before + nr / 2);
+	rd_kunit_expect(test, 0, PAGE_SIZE, false);
+}
+
 static struct kunit_case rd_kunit_store_cases[] = {
 	KUNIT_CASE(rd_kunit_sector_mapping),
 	KUNIT_CASE(rd_kunit_pages_for_sectors),
@@ -366,6 +583,15 @@ static struct kunit_case rd_kunit_store_cases[] = {
 	KUNIT_CASE(rd_kunit_prealloc_grow_failure_keeps_old),
 	KUNIT_CASE(rd_kunit_prealloc_too_big),
 	KUNIT_CASE(rd_kunit_write_alloc_failure),
+	KUNIT_CASE(rd_kunit_pages_may_be_highmem),
+	KUNIT_CASE(rd_kunit_reserved_entry_is_hole),
+	KUNIT_CASE(rd_kunit_machine_check_fails_reads),
+	KUNIT_CASE(rd_kunit_write_replaces_broken_page),
+	KUNIT_CASE(rd_kunit_partial_rewrite),
+	KUNIT_CASE(rd_kunit_write_zeroes_replaces_broken_page),
+	KUNIT_CASE(rd_kunit_discard_keeps_broken_page),
+	KUNIT_CASE(rd_kunit_hwpoison_page),
+	KUNIT_CASE(rd_kunit_nowait_discard_frees_in_batches),
 	{}
 };
 

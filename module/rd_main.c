@@ -3,10 +3,11 @@
  * rdmirror: RAM block disks made to be the primary read member of an md
  * RAID1 mirror whose persistent members are write-mostly.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/init.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#include <linux/rcupdate.h>
 
 #include "rd_device.h"
 
@@ -31,28 +32,37 @@ static int __init rd_init(void)
 	int err;
 
 	if (!max_disks || max_disks > RD_MAX_DISKS_LIMIT) {
-		pr_err("rdmirror: max_disks must be 1 to %u, not %u\n",
+		pr_err("max_disks must be 1 to %u, not %u\n",
 		       RD_MAX_DISKS_LIMIT, max_disks);
 		return -EINVAL;
 	}
-	err = rd_disks_init(max_disks, iostats);
+	err = rd_store_module_init();
 	if (err)
 		return err;
+	err = rd_disks_init(max_disks, iostats);
+	if (err)
+		goto out_store;
 	err = rd_control_init();
-	if (err) {
-		rd_disks_exit();
-		return err;
-	}
-	pr_info("rdmirror: loaded, version " RDMIRROR_VERSION "\n");
+	if (err)
+		goto out_disks;
+	rd_debugfs_init();
+	pr_info("loaded, version " RDMIRROR_VERSION "\n");
 	return 0;
+
+out_disks:
+	rd_disks_exit();
+out_store:
+	rd_store_module_exit();
+	return err;
 }
 
 static void __exit rd_exit(void)
 {
+	rd_debugfs_exit();
 	rd_control_exit();
 	rd_disks_exit();
-	/* Discards may have queued page frees that run our callback. */
-	rcu_barrier();
+	/* Discards may have queued page frees that run our code. */
+	rd_store_module_exit();
 }
 
 module_init(rd_init);

@@ -9,13 +9,22 @@
  * racing a discard of the same range sees old data or zeros, never freed
  * memory. Paths that run with the disk closed (shrink, free-all, removal)
  * free at once.
+ *
+ * A page whose memory fails is never given back to the allocator: a read
+ * of it fails with an I/O error (md then reads the block from a disk and
+ * writes it back), and that write puts the data in a new page.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/gfp.h>
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <linux/uaccess.h>
 
 #include "compat.h"
 #include "rd_device.h"
@@ -31,15 +40,150 @@ struct page *rd_store_alloc_page(gfp_t gfp)
 }
 EXPORT_SYMBOL_IF_KUNIT(rd_store_alloc_page);
 
+/* Every page is reached through kmap_local_page(): highmem will do. */
+static struct page *rd_store_new_page(gfp_t gfp)
+{
+	return rd_store_alloc_page(gfp | __GFP_HIGHMEM | __GFP_NOWARN);
+}
+
+/*
+ * Copy out of a store page, surviving a machine check on the way (pmem's
+ * read copy): returns the bytes not copied. Plain memcpy() where the
+ * architecture has no such copy. The tests stub it to fail.
+ */
+unsigned long rd_store_copy_mc(void *dst, const void *src, size_t len)
+{
+	KUNIT_STATIC_STUB_REDIRECT(rd_store_copy_mc, dst, src, len);
+	return copy_mc_to_kernel(dst, src, len);
+}
+EXPORT_SYMBOL_IF_KUNIT(rd_store_copy_mc);
+
+static bool rd_page_broken(struct page *page)
+{
+	return PageHWPoison(page) || (READ_ONCE(page->private) & RD_PAGE_BROKEN);
+}
+
+/* The chunks [off, off + len) touches, and those it covers whole. */
+static unsigned long rd_chunks_touched(unsigned int off, unsigned int len)
+{
+	return GENMASK((off + len - 1) / RD_PAGE_CHUNK_BYTES,
+		       off / RD_PAGE_CHUNK_BYTES);
+}
+
+static unsigned long rd_chunks_covered(unsigned int off, unsigned int len)
+{
+	unsigned int first = DIV_ROUND_UP(off, RD_PAGE_CHUNK_BYTES);
+	unsigned int end = (off + len) / RD_PAGE_CHUNK_BYTES;
+
+	return end > first ? GENMASK(end - 1, first) : 0;
+}
+
+/* A page leaves the store: back to the allocator, unless it is broken. */
+static void rd_page_free(struct page *page)
+{
+	if (rd_page_broken(page))
+		return;
+	set_page_private(page, 0);
+	__free_page(page);
+}
+
+/*
+ * Pages a discard took out while I/O may still be reading them: freed
+ * after a grace period, in process context, a batch (a page of
+ * pointers) at a time. One RCU callback a page would queue about a
+ * million for a 4 GiB discard, and free them all in softirq context.
+ */
+struct rd_free_batch {
+	struct rcu_work rwork;
+	unsigned int nr;
+	struct page *pages[];
+};
+
+#define RD_FREE_BATCH_PAGES \
+	((PAGE_SIZE - sizeof(struct rd_free_batch)) / sizeof(struct page *))
+
+static struct workqueue_struct *rd_free_wq;
+
+/* For the tests: pages freed one RCU callback each (no batch to be had). */
+VISIBLE_IF_KUNIT atomic_long_t rd_store_single_frees = ATOMIC_LONG_INIT(0);
+EXPORT_SYMBOL_IF_KUNIT(rd_store_single_frees);
+
 static void rd_page_free_rcu(struct rcu_head *head)
 {
-	__free_page(container_of(head, struct page, rcu_head));
+	rd_page_free(container_of(head, struct page, rcu_head));
+}
+
+static void rd_free_batch_work(struct work_struct *work)
+{
+	struct rd_free_batch *b = container_of(to_rcu_work(work),
+					       struct rd_free_batch, rwork);
+	unsigned int i;
+
+	for (i = 0; i < b->nr; i++) {
+		rd_page_free(b->pages[i]);
+		cond_resched();
+	}
+	kfree(b);
+}
+
+static void rd_free_batch_queue(struct rd_free_batch *b)
+{
+	INIT_RCU_WORK(&b->rwork, rd_free_batch_work);
+	queue_rcu_work(rd_free_wq, &b->rwork);
+}
+
+/*
+ * Free @page once no reader can hold it: into *@batch, which is queued
+ * when full; without memory for a batch, an RCU callback of its own.
+ */
+static void rd_page_free_deferred(struct page *page,
+				  struct rd_free_batch **batch)
+{
+	struct rd_free_batch *b = *batch;
+
+	if (!b) {
+		b = kmalloc(PAGE_SIZE, GFP_NOWAIT | __GFP_NOWARN);
+		if (!b) {
+			atomic_long_inc(&rd_store_single_frees);
+			call_rcu(&page->rcu_head, rd_page_free_rcu);
+			return;
+		}
+		b->nr = 0;
+		*batch = b;
+	}
+	b->pages[b->nr++] = page;
+	if (b->nr == RD_FREE_BATCH_PAGES) {
+		rd_free_batch_queue(b);
+		*batch = NULL;
+	}
+}
+
+int rd_store_module_init(void)
+{
+	rd_free_wq = alloc_workqueue("rdmirror_free", WQ_UNBOUND, 0);
+	return rd_free_wq ? 0 : -ENOMEM;
+}
+
+/* Every deferred free done: the callbacks and the work are this module's. */
+void rd_store_flush_frees(void)
+{
+	rcu_barrier();
+	flush_workqueue(rd_free_wq);
+}
+EXPORT_SYMBOL_IF_KUNIT(rd_store_flush_frees);
+
+void rd_store_module_exit(void)
+{
+	rd_store_flush_frees();
+	destroy_workqueue(rd_free_wq);
 }
 
 void rd_store_init(struct rd_device *rd)
 {
 	xa_init(&rd->pages);
 	atomic_long_set(&rd->nr_pages, 0);
+	atomic_long_set(&rd->bad_pages, 0);
+	atomic_long_set(&rd->replaced_pages, 0);
 }
 EXPORT_SYMBOL_IF_KUNIT(rd_store_init);
 
@@ -50,7 +194,7 @@ void rd_store_destroy(struct rd_device *rd)
 	unsigned long idx;
 
 	xa_for_each(&rd->pages, idx, page) {
-		__free_page(page);
+		rd_page_free(page);
 		cond_resched();
 	}
 	xa_destroy(&rd->pages);
@@ -69,28 +213,134 @@ static struct page *rd_store_lookup(struct rd_device *rd, pgoff_t idx)
 	XA_STATE(xas, &rd->pages, idx);
 	void *entry;
 
+	/*
+	 * As xa_load(): a reserved (zero) entry is a hole. xas_retry() would
+	 * restart the walk on one, and the next load find it again.
+	 */
 	do {
 		entry = xas_load(&xas);
+		if (xa_is_zero(entry))
+			entry = NULL;
 	} while (xas_retry(&xas, entry));
-	return xa_is_zero(entry) ? NULL : entry;
+	return entry;
 }
 
-/* Copy @len bytes at @sector (within one page) to @dst; holes read as 0. */
-void rd_store_read(struct rd_device *rd, sector_t sector, struct page *dst,
-		   unsigned int dst_off, unsigned int len)
+/*
+ * A read met a broken page: mark it (the mark outlives the machine
+ * check that found it, if memory_failure() has not flagged it yet),
+ * count it once and say where.
+ */
+static void rd_store_read_failed(struct rd_device *rd, struct page *page,
+				 sector_t sector)
 {
+	if (!test_and_set_bit(RD_PAGE_BROKEN_BIT, &page->private))
+		atomic_long_inc(&rd->bad_pages);
+	pr_err_ratelimited("rd%d: memory error at sector %llu, read failed\n",
+			   rd->index, (unsigned long long)sector);
+}
+
+/*
+ * Copy @len bytes at @sector (within one page) to @dst; holes read as 0.
+ * Returns 0, or -EIO where the page's memory failed or holds no data.
+ */
+int rd_store_read(struct rd_device *rd, sector_t sector, struct page *dst,
+		  unsigned int dst_off, unsigned int len)
+{
+	unsigned int off = rd_sector_offset(sector);
+	unsigned long missing;
 	struct page *page;
+	char *from, *to;
+	int err = 0;
 
 	rcu_read_lock();
 	page = rd_store_lookup(rd, rd_sector_page(sector));
-	if (page)
-		memcpy_page(dst, dst_off, page, rd_sector_offset(sector), len);
-	else
+	if (!page) {
 		memzero_page(dst, dst_off, len);
+	} else if (unlikely(rd_page_broken(page))) {
+		err = -EIO;
+	} else {
+		missing = READ_ONCE(page->private);
+		if (unlikely(missing & rd_chunks_touched(off, len))) {
+			err = -ENODATA;
+		} else {
+			from = kmap_local_page(page);
+			to = kmap_local_page(dst);
+			if (rd_store_copy_mc(to + dst_off, from + off, len))
+				err = -EIO;
+			kunmap_local(to);
+			kunmap_local(from);
+		}
+	}
+	if (unlikely(err == -EIO))
+		rd_store_read_failed(rd, page, sector);
 	rcu_read_unlock();
+	if (unlikely(err == -ENODATA))
+		pr_err_ratelimited("rd%d: sector %llu was lost to a memory error and not written since\n",
+				   rd->index, (unsigned long long)sector);
+	if (unlikely(err))
+		return -EIO;
 	flush_dcache_page(dst);
+	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(rd_store_read);
+
+/*
+ * Put a new page in @old's place at @idx: @len bytes at @off from @src
+ * (zeros if @src is NULL), the rest marked missing. @old is broken and
+ * stays out of the allocator for good. Returns 0, -EAGAIN if @old is no
+ * longer there (the caller looks again), or -ENOMEM.
+ */
+static int rd_store_replace(struct rd_device *rd, pgoff_t idx,
+			    struct page *old, struct page *src,
+			    unsigned int src_off, unsigned int off,
+			    unsigned int len, gfp_t gfp)
+{
+	struct page *page, *cur;
+
+	page = rd_store_new_page(gfp | __GFP_ZERO);
+	if (!page)
+		return -ENOMEM;
+	if (src)
+		memcpy_page(page, off, src, src_off, len);
+	set_page_private(page, RD_PAGE_MISSING_ALL & ~rd_chunks_covered(off, len));
+	cur = xa_cmpxchg(&rd->pages, idx, old, page, gfp | __GFP_NOWARN);
+	if (cur != old) {
+		set_page_private(page, 0);
+		__free_page(page);
+		return xa_is_err(cur) ? xa_err(cur) : -EAGAIN;
+	}
+	/* A page never read since it broke is counted here. */
+	if (!test_and_set_bit(RD_PAGE_BROKEN_BIT, &old->private))
+		atomic_long_inc(&rd->bad_pages);
+	atomic_long_inc(&rd->replaced_pages);
+	pr_warn_ratelimited("rd%d: page at sector %llu replaced after a memory error\n",
+			    rd->index, (unsigned long long)idx << RD_PAGE_SECTORS_SHIFT);
+	return 0;
+}
+
+/*
+ * Into a page that holds data, or chunks of it yet to be written: copy
+ * (zero, if @src is NULL) then mark what is now whole as written.
+ */
+static void rd_page_fill(struct page *page, struct page *src,
+			 unsigned int src_off, unsigned int off,
+			 unsigned int len)
+{
+	unsigned long done;
+	unsigned int chunk;
+
+	if (src)
+		memcpy_page(page, off, src, src_off, len);
+	else
+		memzero_page(page, off, len);
+	if (unlikely(READ_ONCE(page->private))) {
+		done = rd_chunks_covered(off, len);
+		/* The data first: a chunk marked written holds it. */
+		smp_mb__before_atomic();
+		for_each_set_bit(chunk, &done, RD_PAGE_CHUNKS)
+			clear_bit(chunk, &page->private);
+	}
+}
 
 /*
  * Copy @len bytes from @src to @sector (within one page), allocating the
@@ -103,23 +353,33 @@ int rd_store_write(struct rd_device *rd, sector_t sector, struct page *src,
 	unsigned int off = rd_sector_offset(sector);
 	struct page *page, *old;
 
+	int err;
+
 	for (;;) {
 		rcu_read_lock();
 		page = rd_store_lookup(rd, idx);
-		if (page) {
-			memcpy_page(page, off, src, src_off, len);
+		if (page && likely(!rd_page_broken(page))) {
+			rd_page_fill(page, src, src_off, off, len);
 			rcu_read_unlock();
 			return 0;
 		}
 		rcu_read_unlock();
+
+		if (page) {
+			/* Broken pages are never freed: @page stays valid. */
+			err = rd_store_replace(rd, idx, page, src, src_off, off,
+					       len, gfp);
+			if (err != -EAGAIN)
+				return err;
+			continue;
+		}
 
 		/*
 		 * Fill the new page before the xarray publishes it, so that
 		 * a racing reader never sees what the page held before; a
 		 * page the write covers whole needs no zeroing.
 		 */
-		page = rd_store_alloc_page(gfp | __GFP_NOWARN |
-					   (len == PAGE_SIZE ? 0 : __GFP_ZERO));
+		page = rd_store_new_page(gfp | (len == PAGE_SIZE ? 0 : __GFP_ZERO));
 		if (!page)
 			return -ENOMEM;
 		memcpy_page(page, off, src, src_off, len);
@@ -136,36 +396,53 @@ int rd_store_write(struct rd_device *rd, sector_t sector, struct page *src,
 }
 EXPORT_SYMBOL_IF_KUNIT(rd_store_write);
 
+/*
+ * Zero [off, off + len) of the page at @idx, if there is one. A broken
+ * page is replaced (with @gfp; if that fails it stays, and reads of it
+ * keep failing).
+ */
 static void rd_store_zero(struct rd_device *rd, pgoff_t idx, unsigned int off,
-			  unsigned int len)
+			  unsigned int len, gfp_t gfp)
 {
 	struct page *page;
 
-	rcu_read_lock();
-	page = rd_store_lookup(rd, idx);
-	if (page)
-		memzero_page(page, off, len);
-	rcu_read_unlock();
+	do {
+		rcu_read_lock();
+		page = rd_store_lookup(rd, idx);
+		if (page && likely(!rd_page_broken(page))) {
+			rd_page_fill(page, NULL, 0, off, len);
+			page = NULL;
+		}
+		rcu_read_unlock();
+	} while (page && rd_store_replace(rd, idx, page, NULL, 0, off, len,
+					  gfp) == -EAGAIN);
 }
 
 /* Zero or free the pages present in [first, last]. */
+static gfp_t rd_discard_gfp(unsigned int flags)
+{
+	return flags & RD_DISCARD_MAY_SLEEP ? GFP_NOIO : GFP_NOWAIT;
+}
+
 static void rd_store_clear_pages(struct rd_device *rd, pgoff_t first,
 				 pgoff_t last, unsigned int flags)
 {
+	struct rd_free_batch *batch = NULL;
 	unsigned long idx = first;
 	struct page *page;
 
 	while (xa_find(&rd->pages, &idx, last, XA_PRESENT)) {
 		if (flags & RD_DISCARD_KEEP_PAGES) {
-			rd_store_zero(rd, idx, 0, PAGE_SIZE);
+			rd_store_zero(rd, idx, 0, PAGE_SIZE,
+				      rd_discard_gfp(flags));
 		} else {
 			page = xa_erase(&rd->pages, idx);
 			if (page) {
 				atomic_long_dec(&rd->nr_pages);
 				if (flags & RD_DISCARD_QUIESCED)
-					__free_page(page);
+					rd_page_free(page);
 				else
-					call_rcu(&page->rcu_head, rd_page_free_rcu);
+					rd_page_free_deferred(page, &batch);
 			}
 		}
 		if (idx == last)
@@ -174,6 +451,8 @@ static void rd_store_clear_pages(struct rd_device *rd, pgoff_t first,
 		if (flags & RD_DISCARD_MAY_SLEEP)
 			cond_resched();
 	}
+	if (batch)
+		rd_free_batch_queue(batch);
 }
 
 /*
@@ -190,7 +469,8 @@ void rd_store_discard(struct rd_device *rd, sector_t sector,
 	off = rd_sector_offset(sector);
 	if (nr_sects && off) {
 		len = min_t(sector_t, PAGE_SIZE - off, nr_sects << SECTOR_SHIFT);
-		rd_store_zero(rd, rd_sector_page(sector), off, len);
+		rd_store_zero(rd, rd_sector_page(sector), off, len,
+			      rd_discard_gfp(flags));
 		sector += len >> SECTOR_SHIFT;
 	}
 	/* Middle: whole pages. */
@@ -204,9 +484,47 @@ void rd_store_discard(struct rd_device *rd, sector_t sector,
 	/* Tail: a partial last page. */
 	if (end > sector)
 		rd_store_zero(rd, rd_sector_page(sector), 0,
-			      (end - sector) << SECTOR_SHIFT);
+			      (end - sector) << SECTOR_SHIFT,
+			      rd_discard_gfp(flags));
 }
 EXPORT_SYMBOL_IF_KUNIT(rd_store_discard);
+
+/*
+ * Pages that preallocations running now have yet to take: each one counts
+ * what the others will take before it decides whether memory can hold it.
+ */
+static DEFINE_SPINLOCK(rd_prealloc_lock);
+static unsigned long rd_prealloc_pending;
+
+/*
+ * Reserve @nr pages for a preallocation, or -ENOMEM. Memory that is
+ * available now, less what running preallocations will take, less a
+ * margin of 1/32 of RAM (at least 16 MiB) so that the machine does not
+ * end the fill at the OOM killer's door.
+ */
+static int rd_prealloc_reserve(unsigned long nr)
+{
+	long margin = max(totalram_pages() / 32, 16UL << (20 - PAGE_SHIFT));
+	long room;
+	int err = -ENOMEM;
+
+	spin_lock(&rd_prealloc_lock);
+	/* Pages a running fill took already count twice: errs on the safe side. */
+	room = si_mem_available() - margin - (long)rd_prealloc_pending;
+	if (room > 0 && nr <= (unsigned long)room) {
+		rd_prealloc_pending += nr;
+		err = 0;
+	}
+	spin_unlock(&rd_prealloc_lock);
+	return err;
+}
+
+static void rd_prealloc_unreserve(unsigned long nr)
+{
+	spin_lock(&rd_prealloc_lock);
+	rd_prealloc_pending -= nr;
+	spin_unlock(&rd_prealloc_lock);
+}
 
 /*
  * Allocate zeroed pages [first, end). On failure free what this call
@@ -217,15 +535,16 @@ int rd_store_prealloc(struct rd_device *rd, pgoff_t first, pgoff_t end)
 {
 	struct page *page;
 	pgoff_t idx;
-	int err = 0;
+	int err;
 	void *old;
 
 	/*
 	 * Refuse what memory cannot hold before taking it: filling all of RAM
 	 * and then failing would push every other task towards the OOM killer.
 	 */
-	if (end - first > (unsigned long)max(si_mem_available(), 0L))
-		return -ENOMEM;
+	err = rd_prealloc_reserve(end - first);
+	if (err)
+		return err;
 
 	for (idx = first; idx < end; idx++) {
 		if (fatal_signal_pending(current)) {
@@ -233,8 +552,8 @@ int rd_store_prealloc(struct rd_device *rd, pgoff_t first, pgoff_t end)
 			break;
 		}
 		/* RETRY_MAYFAIL: fail this request rather than OOM-kill. */
-		page = rd_store_alloc_page(GFP_KERNEL | __GFP_ZERO |
-					   __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
+		page = rd_store_new_page(GFP_KERNEL | __GFP_ZERO |
+					 __GFP_RETRY_MAYFAIL);
 		if (!page) {
 			err = -ENOMEM;
 			break;
@@ -249,9 +568,23 @@ int rd_store_prealloc(struct rd_device *rd, pgoff_t first, pgoff_t end)
 		atomic_long_inc(&rd->nr_pages);
 		cond_resched();
 	}
+	rd_prealloc_unreserve(end - first);
 	if (err && idx > first)
 		rd_store_clear_pages(rd, first, idx - 1,
 				     RD_DISCARD_QUIESCED | RD_DISCARD_MAY_SLEEP);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(rd_store_prealloc);
+
+/* The page frame behind @sector, for the tests' memory-error injection. */
+int rd_store_pfn(struct rd_device *rd, sector_t sector, unsigned long *pfn)
+{
+	struct page *page;
+
+	rcu_read_lock();
+	page = rd_store_lookup(rd, rd_sector_page(sector));
+	if (page)
+		*pfn = page_to_pfn(page);
+	rcu_read_unlock();
+	return page ? 0 : -ENODATA;
+}

@@ -56,6 +56,8 @@ json_t *json_disk(const struct rd_disk *d, const struct disk_view *v)
 	jset(o, "size", ju64(d->size));
 	jset(o, "allocated", d->has_allocated ? ju64(d->allocated) : json_null());
 	jset(o, "preallocated", jtri(d->preallocated));
+	jset(o, "memory_errors", d->memory_errors < 0 ? json_null() : json_integer(d->memory_errors));
+	jset(o, "replaced_pages", d->replaced_pages < 0 ? json_null() : json_integer(d->replaced_pages));
 	jset(o, "mirror", jstr_or_null(v->mirror));
 	jset(o, "role", jstr_or_null(v->role));
 	jset(o, "array_state", jstr_or_null(v->array_state));

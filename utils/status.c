@@ -210,12 +210,14 @@ static void why_missing(struct status *st, struct mirror *x, const struct conf_m
 
 static void ram_figures(const struct status *st, struct mirror *x)
 {
+	x->ram_memory_errors = -1;
 	for (size_t i = 0; x->rd && i < st->ndisks; i++) {
 		if (strcmp(st->disks[i].name, x->rd))
 			continue;
 		x->has_ram = st->disks[i].has_allocated;
 		x->ram_bytes = st->disks[i].allocated;
 		x->ram_size = st->disks[i].size;
+		x->ram_memory_errors = st->disks[i].memory_errors;
 	}
 }
 

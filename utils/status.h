@@ -44,6 +44,7 @@ struct mirror {
 	bool has_ram;		/* ram_bytes/ram_size known */
 	uint64_t ram_bytes;	/* RAM the rd disk holds */
 	uint64_t ram_size;	/* its size */
+	int64_t ram_memory_errors;	/* its broken pages, -1 unknown */
 	char *reason;		/* why there is no working RAM member, NULL when there is */
 	char *brief;		/* the same in a few words, for the plugin line */
 	char *fix;		/* the command that fixes it, NULL */

@@ -87,6 +87,12 @@ static int64_t v_ram(const struct status *st, const struct mirror *x)
 	return x->has_ram ? (int64_t)(x->ram_bytes > INT64_MAX ? INT64_MAX : x->ram_bytes) : -1;
 }
 
+static int64_t v_memory_errors(const struct status *st, const struct mirror *x)
+{
+	(void)st;
+	return x->rd ? x->ram_memory_errors : -1;
+}
+
 /* One gauge a mirror; a value of -1 (unknown) is left out. */
 static int per_mirror(FILE *f, const struct status *st, const char *name, const char *help, mirror_value v)
 {
@@ -224,6 +230,9 @@ int prom_print(FILE *f, const struct status *st)
 	r |= per_mirror(f, st, "rdmirror_mirror_recovery_eta_seconds",
 			"Seconds md expects the recovery of the RAM member to take yet, at its current speed.", v_eta);
 	r |= per_mirror(f, st, "rdmirror_mirror_ram_allocated_bytes", "Bytes of RAM the RAM member holds.", v_ram);
+	r |= per_mirror(f, st, "rdmirror_mirror_ram_memory_errors",
+			"Pages of the RAM member found broken by memory errors (md re-read their blocks from the disks).",
+			v_memory_errors);
 	r |= reads(f, st);
 	return r ? -1 : 0;
 }

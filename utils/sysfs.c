@@ -102,6 +102,22 @@ static int read_devnum(const char *dir, struct rd_disk *d)
 	return 0;
 }
 
+/* rdmirror/NAME of a disk: a count, or -1 in *out where there is none. */
+static int read_count(const char *dir, const char *name, int64_t *out)
+{
+	char *path = xasprintf("%s/rdmirror/%s", dir, name);
+	uint64_t v;
+	int r = read_u64_file(path, &v);
+
+	free(path);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	*out = v > INT64_MAX ? INT64_MAX : (int64_t)v;
+	return 0;
+}
+
 int rd_disk_read(unsigned index, struct rd_disk *d)
 {
 	char *dir = xasprintf("%s/block/%s%u", sysfs_root(), RDMIRROR_DISK_PREFIX, index);
@@ -111,6 +127,7 @@ int rd_disk_read(unsigned index, struct rd_disk *d)
 
 	memset(d, 0, sizeof(*d));
 	d->preallocated = -1;
+	d->memory_errors = d->replaced_pages = -1;
 	d->index = index;
 	d->name = xasprintf("%s%u", RDMIRROR_DISK_PREFIX, index);
 
@@ -143,6 +160,10 @@ int rd_disk_read(unsigned index, struct rd_disk *d)
 	if (r == 0)
 		d->preallocated = v ? 1 : 0;
 	else if (r != -ENOENT)
+		goto fail;
+
+	if ((r = read_count(dir, "memory_errors", &d->memory_errors)) < 0 ||
+	    (r = read_count(dir, "replaced_pages", &d->replaced_pages)) < 0)
 		goto fail;
 
 	r = read_devnum(dir, d);

@@ -14,6 +14,11 @@ struct rd_disk {
 	bool has_allocated;
 	uint64_t allocated;	/* bytes of RAM held */
 	int preallocated;	/* 1, 0, or -1 when unknown */
+	/*
+	 * Memory errors (module 0.2 on; -1 when the module does not say):
+	 * pages found broken, and those a write has replaced since.
+	 */
+	int64_t memory_errors, replaced_pages;
 	bool has_devnum;
 	unsigned major, minor;
 	char **holders;		/* names in /sys/block/rdN/holders/, sorted */

@@ -199,6 +199,32 @@ static void array_warnings(const struct md_array *a, struct warnings *w)
 	}
 }
 
+/*
+ * Pages of an rd disk whose memory failed. In a mirror md has read their
+ * blocks from the disks and rewritten them (rd replaced the pages), so
+ * nothing is lost; but RAM that fails once fails again, and the admin
+ * should know, and can copy the whole member afresh into new pages.
+ */
+static void memory_error_warning(const struct rd_disk *d, struct warnings *w)
+{
+	const char *md = d->nholders ? d->holders[0] : NULL;
+	long long errors = d->memory_errors, replaced = d->replaced_pages < 0 ? 0 : d->replaced_pages;
+	long long left = errors > replaced ? errors - replaced : 0;
+
+	if (errors <= 0)
+		return;
+	if (md)
+		warnings_add(w, SEV_WARNING, "ram_memory_error", md, d->name,
+			     xasprintf("%s: RAM member %s met %lld memory error%s (%lld page%s replaced, %lld not yet rewritten): md read those blocks from the disks and wrote them back; the machine's RAM may be failing: check its error log (journalctl -k --grep 'memory failure|Hardware Error', or ras-mc-ctl --errors); rdctl --refresh /dev/%s copies the member afresh",
+				       md, d->name, errors, errors == 1 ? "" : "s", replaced,
+				       replaced == 1 ? "" : "s", left, md));
+	else
+		warnings_add(w, SEV_WARNING, "ram_memory_error", NULL, d->name,
+			     xasprintf("%s met %lld memory error%s (%lld page%s replaced): %lld page%s read%s as I/O errors until written again; the machine's RAM may be failing: check its error log (journalctl -k --grep 'memory failure|Hardware Error', or ras-mc-ctl --errors)",
+				       d->name, errors, errors == 1 ? "" : "s", replaced, replaced == 1 ? "" : "s",
+				       left, left == 1 ? "" : "s", left == 1 ? "s" : ""));
+}
+
 void warnings_compute(const struct md_array *arrays, size_t narrays,
 		      const struct rd_disk *disks, size_t ndisks,
 		      const struct meminfo *mi, struct warnings *w)
@@ -212,6 +238,8 @@ void warnings_compute(const struct md_array *arrays, size_t narrays,
 				       bug));
 	for (size_t i = 0; i < narrays; i++)
 		array_warnings(&arrays[i], w);
+	for (size_t i = 0; i < ndisks; i++)
+		memory_error_warning(&disks[i], w);
 	if (!mi->has_available)
 		return;
 	for (size_t i = 0; i < ndisks; i++) {

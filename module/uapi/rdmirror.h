@@ -13,12 +13,18 @@
  *   EINVAL  wrong version, reserved or out field not zero, unknown flag,
  *           size 0 or not a multiple of RDMIRROR_SIZE_ALIGN
  *   ENOMEM  size larger than the machine's RAM, or (preallocate) not
- *           enough free memory; nothing is left allocated
+ *           enough memory: what is available, less what other running
+ *           preallocations will take, less 1/32 of RAM; nothing is left
+ *           allocated
+ *   ENOTTY  not a request of this device (whatever the caller's rights)
  *   ENODEV  no disk with that index
  *   EBUSY   the disk is open (md member, mount, open file): it cannot be
- *           removed, shrunk or emptied
- *   ENOSPC  the module's max_disks limit is reached
- *   EINTR   preallocation interrupted by a fatal signal
+ *           removed, shrunk or emptied; or a preallocating grow of it is
+ *           still running
+ *   ENOSPC  the module's max_disks limit is reached (checked before any
+ *           preallocation)
+ *   EINTR   preallocation, or the wait for another request, interrupted
+ *           by a fatal signal
  */
 #ifndef _UAPI_LINUX_RDMIRROR_H
 #define _UAPI_LINUX_RDMIRROR_H
@@ -29,6 +35,7 @@
 #define RDMIRROR_CONTROL_NAME	"rdmirror-control"
 #define RDMIRROR_DISK_PREFIX	"rd"
 #define RDMIRROR_ABI_VERSION	1
+/* Sizes are multiples of this on every page size. */
 #define RDMIRROR_SIZE_ALIGN	4096ULL
 
 /* rdmirror_add.flags */
@@ -79,6 +86,11 @@ struct rdmirror_disk {
  * Per-disk read-only attributes, in /sys/block/rd<N>/rdmirror/:
  *   allocated_bytes  memory the disk holds now, in bytes
  *   preallocated     1 if every page was allocated at creation, else 0
+ *   memory_errors    pages whose memory failed (a machine check during a
+ *                    read, or flagged hwpoisoned): reads of their blocks
+ *                    fail with EIO, which md corrects from a disk
+ *   replaced_pages   broken pages a write has put in new pages since;
+ *                    broken pages are never given back to the allocator
  * The module version is in /sys/module/rdmirror/version.
  */
 

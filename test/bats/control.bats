@@ -180,3 +180,55 @@ teardown() { rd_common_teardown; }
 	[ ! -e /sys/block/rd1 ]
 	[ ! -e /dev/rdmirror-control ]
 }
+
+# rd-ioctl add SIZE prealloc, timed: prints "SECONDS RESULT".
+timed_prealloc_add() {
+	local t0 out
+	t0=$(date +%s.%N)
+	out=$(rd-ioctl add size="$1" flags=1) || true
+	echo "$(echo "$(date +%s.%N) - $t0" | bc) $out"
+}
+
+# Two preallocations that memory cannot both hold: the second is refused
+# at once, not after filling what the first has not yet taken (each used
+# to check only what was available when it started).
+@test "two preallocations of 55% of memory at once: the second is refused at once" {
+	# KASAN makes a fill of half the memory take minutes under TCG
+	! rd_debug_kernel || skip "a fill of half the memory is too slow on the debug kernel"
+	local size one first second
+	size=$(awk '/^MemAvailable:/ { print int($2 * 0.55 / 4) * 4096 }' /proc/meminfo)
+	# how long one fill takes, alone
+	one=$(timed_prealloc_add "$size")
+	echo "alone: $one"
+	[ "${one#* }" = 0 ]
+	rd_ioctl_idle remove index=0
+	timed_prealloc_add "$size" >"$T/first" &
+	sleep 0.2
+	second=$(timed_prealloc_add "$size")
+	wait $!
+	first=$(cat "$T/first")
+	echo "first: $first; second: $second"
+	[ "${first#* }" = 0 ]
+	[ "${second#* }" = ENOMEM ]
+	# refused before a quarter of one fill's time
+	[ "$(echo "${second%% *} < ${one%% *} / 4" | bc -l)" = 1 ]
+}
+
+# A grow of a preallocated disk fills its new range with no lock held:
+# requests for other disks go on meanwhile (they used to wait for the
+# whole fill, unkillably).
+@test "a control request during a preallocating grow does not wait for the fill" {
+	! rd_debug_kernel || skip "a fill of half the memory is too slow on the debug kernel"
+	local size
+	rd_add $((4 * MiB)) prealloc
+	size=$(awk '/^MemAvailable:/ { print int($2 * 0.5 / 4) * 4096 }' /proc/meminfo)
+	rd-ioctl resize index=0 size="$size" >"$T/grow" 2>&1 &
+	local grow=$!
+	sleep 0.3
+	[ "$(rd-ioctl add size=$MiB)" = 1 ]
+	# added while the grow still fills
+	kill -0 "$grow"
+	wait "$grow"
+	[ "$(rd_allocated rd0)" = "$size" ]
+	[ "$(($(cat /sys/block/rd0/size) * 512))" = "$size" ]
+}

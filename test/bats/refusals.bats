@@ -75,6 +75,9 @@ teardown() { rd_common_teardown; }
 	[ "$output" = ENOTTY ]
 	rd_add $MiB
 	nocap="setpriv --inh-caps=-sys_admin --bounding-set=-sys_admin"
+	# not a request of this device: ENOTTY whoever asks (was EPERM)
+	run $nocap rd-ioctl bogus
+	[ "$output" = ENOTTY ]
 	run $nocap rd-ioctl add size=$MiB
 	[ "$output" = EPERM ]
 	run $nocap rd-ioctl remove index=0

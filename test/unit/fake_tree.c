@@ -73,6 +73,8 @@ static const char *const files[][2] = {
 	{ "sys/block/rd0/dev", "252:0\n" },
 	{ "sys/block/rd0/rdmirror/allocated_bytes", "536870912\n" },
 	{ "sys/block/rd0/rdmirror/preallocated", "0\n" },
+	{ "sys/block/rd0/rdmirror/memory_errors", "2\n" },
+	{ "sys/block/rd0/rdmirror/replaced_pages", "1\n" },
 	{ "sys/block/rd1/size", "262144\n" },
 	{ "sys/block/rd1/dev", "252:1\n" },
 	{ "sys/block/rd1/rdmirror/allocated_bytes", "134217728\n" },

@@ -46,7 +46,9 @@ void test_json(const char *root)
 	CHECK(is(o, "sync_action", JSON_STRING) &&
 	      !strcmp(json_string_value(json_object_get(o, "sync_action")), "resync"));
 	CHECK(is(o, "sync_percent", JSON_REAL) && json_real_value(json_object_get(o, "sync_percent")) == 25.0);
-	CHECK(json_object_size(o) == 11);
+	CHECK(is(o, "memory_errors", JSON_INTEGER) && json_integer_value(json_object_get(o, "memory_errors")) == 2);
+	CHECK(is(o, "replaced_pages", JSON_INTEGER) && json_integer_value(json_object_get(o, "replaced_pages")) == 1);
+	CHECK(json_object_size(o) == 13);
 	json_decref(o);
 	disk_view_clear(&v);
 	rd_disk_clear(&d);
@@ -57,6 +59,8 @@ void test_json(const char *root)
 	o = json_disk(&d, &v);
 	CHECK(is(o, "allocated", JSON_NULL));
 	CHECK(is(o, "preallocated", JSON_NULL));
+	CHECK(is(o, "memory_errors", JSON_NULL));
+	CHECK(is(o, "replaced_pages", JSON_NULL));
 	CHECK(is(o, "mirror", JSON_NULL));
 	CHECK(is(o, "sync_action", JSON_NULL));
 	CHECK(is(o, "sync_percent", JSON_NULL));

@@ -244,6 +244,50 @@ void test_warnings(void)
 	CHECK_U64(w.n, 0);
 	warnings_free(&w);
 
+	/* memory errors: in a mirror, md corrected them; say so, and what to do */
+	{
+		char holder[] = "md0", *holders[] = { holder };
+
+		d.memory_errors = 1;
+		d.replaced_pages = 1;
+		d.holders = holders;
+		d.nholders = 1;
+		warnings_compute(NULL, 0, &d, 1, &nomi, &w);
+		CHECK_U64(w.n, 1);
+		x = find(&w, "ram_memory_error");
+		CHECK(x != NULL);
+		if (x) {
+			CHECK(x->severity == SEV_WARNING);
+			CHECK_STR(x->array, "md0");
+			CHECK_STR(x->device, "rd0");
+			CHECK(strstr(x->message, "md0: RAM member rd0 met 1 memory error (1 page replaced, 0 not yet rewritten)") != NULL);
+			CHECK(strstr(x->message, "rdctl --refresh /dev/md0") != NULL);
+		}
+		warnings_free(&w);
+		/* a bare disk: the pages not rewritten read as errors */
+		d.holders = NULL;
+		d.nholders = 0;
+		d.memory_errors = 3;
+		d.replaced_pages = 1;
+		warnings_compute(NULL, 0, &d, 1, &nomi, &w);
+		x = find(&w, "ram_memory_error");
+		CHECK(x != NULL);
+		if (x) {
+			CHECK_STR(x->array, NULL);
+			CHECK(strstr(x->message, "rd0 met 3 memory errors (1 page replaced): 2 pages read as I/O errors until written again") != NULL);
+		}
+		warnings_free(&w);
+		/* a module that does not count them: nothing */
+		d.memory_errors = d.replaced_pages = -1;
+		warnings_compute(NULL, 0, &d, 1, &nomi, &w);
+		CHECK(find(&w, "ram_memory_error") == NULL);
+		warnings_free(&w);
+		d.memory_errors = d.replaced_pages = 0;
+	}
+	warnings_compute(NULL, 0, &d, 1, &nomi, &w);
+	CHECK_U64(w.n, 0);
+	warnings_free(&w);
+
 	/* bad blocks: one disk only is a WARNING; the same range on both disks CRITICAL */
 	mi = mi_avail(8ULL << 30);
 	m[0] = mem(s_rd0, true, s_in_sync);
