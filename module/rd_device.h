@@ -53,11 +53,6 @@ struct rd_device {
 	 * between that decision and del_gendisk().
 	 */
 	bool deleting;
-	/*
-	 * Under disk->open_mutex: an emptying runs, and opens fail with
-	 * EBUSY meanwhile.
-	 */
-	bool claimed;
 	/* Under rd_ctl_mutex: a preallocated grow is filling the new range. */
 	bool growing;
 	struct gendisk *disk;

@@ -6,11 +6,11 @@
  * rd_ctl_mutex serialises these operations and guards the index map; it
  * is held only for short work, and taken killably. The checks that a disk
  * is not in use are taken under disk->open_mutex, the lock every open runs
- * under; emptying a disk then claims it and drops open_mutex while it
- * frees, and opens meanwhile fail with EBUSY, as in zram's reset; a shrink
- * frees after open_mutex, past the new end where no I/O reaches. A long
- * fill (preallocation) runs with no lock held, on a disk not yet published
- * or marked growing. Lock order: rd_ctl_mutex, then disk->open_mutex.
+ * under, and only the checks: emptying a disk frees its pages after
+ * dropping open_mutex (opens meanwhile race it as I/O races a discard),
+ * a shrink frees past the new end, where no I/O reaches. A long fill
+ * (preallocation) runs with no lock held, on a disk not yet published or
+ * marked growing. Lock order: rd_ctl_mutex, then disk->open_mutex.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -92,9 +92,7 @@ int rd_disk_open(struct gendisk *disk)
 {
 	struct rd_device *rd = disk->private_data;
 
-	if (rd->deleting)
-		return -ENXIO;
-	return rd->claimed ? -EBUSY : 0;
+	return rd->deleting ? -ENXIO : 0;
 }
 
 static const struct block_device_operations rd_fops = {
@@ -199,42 +197,24 @@ static void rd_disk_destroy(struct rd_device *rd)
 }
 
 /*
- * Claim the disk if nobody holds it open and no grow is filling it:
- * opens fail with EBUSY until rd_disk_unclaim(). -EBUSY otherwise.
+ * Whether disk @index is idle: nobody holds it open and no grow is
+ * filling it; -ENODEV or -EBUSY if not. With @deleting, an idle disk is
+ * marked so under the same open_mutex, and no open gets in any more.
  * Called with rd_ctl_mutex held.
  */
-static int rd_disk_claim(struct rd_device *rd)
-{
-	int err = 0;
-
-	mutex_lock(&rd->disk->open_mutex);
-	if (disk_openers(rd->disk) || rd->growing)
-		err = -EBUSY;
-	else
-		rd->claimed = true;
-	mutex_unlock(&rd->disk->open_mutex);
-	return err;
-}
-
-static void rd_disk_unclaim(struct rd_device *rd)
-{
-	mutex_lock(&rd->disk->open_mutex);
-	rd->claimed = false;
-	mutex_unlock(&rd->disk->open_mutex);
-}
-
-/*
- * Find disk @index and claim it (rd_disk_claim()). Called with
- * rd_ctl_mutex held.
- */
-static int rd_disk_find_claim(u32 index, struct rd_device **rdp)
+static int rd_disk_find_idle(u32 index, bool deleting, struct rd_device **rdp)
 {
 	struct rd_device *rd = idr_find(&rd_indexes, index);
-	int err;
+	int err = 0;
 
 	if (!rd)
 		return -ENODEV;
-	err = rd_disk_claim(rd);
+	mutex_lock(&rd->disk->open_mutex);
+	if (disk_openers(rd->disk) || rd->growing)
+		err = -EBUSY;
+	else if (deleting)
+		rd->deleting = true;
+	mutex_unlock(&rd->disk->open_mutex);
 	if (!err)
 		*rdp = rd;
 	return err;
@@ -247,11 +227,8 @@ int rd_disk_remove(u32 index)
 
 	if (mutex_lock_killable(&rd_ctl_mutex))
 		return -EINTR;
-	err = rd_disk_find_claim(index, &rd);
+	err = rd_disk_find_idle(index, true, &rd);
 	if (!err) {
-		mutex_lock(&rd->disk->open_mutex);
-		rd->deleting = true;
-		mutex_unlock(&rd->disk->open_mutex);
 		idr_remove(&rd_indexes, index);
 		rd_disk_destroy(rd);
 	}
@@ -329,19 +306,24 @@ EXPORT_SYMBOL_IF_KUNIT(rd_disk_resize);
 
 int rd_disk_free_pages(u32 index)
 {
-	unsigned int flags = RD_DISCARD_QUIESCED | RD_DISCARD_MAY_SLEEP;
+	unsigned int flags = RD_DISCARD_MAY_SLEEP;
 	struct rd_device *rd;
 	int err;
 
 	if (mutex_lock_killable(&rd_ctl_mutex))
 		return -EINTR;
-	err = rd_disk_find_claim(index, &rd);
+	err = rd_disk_find_idle(index, false, &rd);
 	if (!err) {
 		/* A preallocated disk keeps its memory reserved, zeroed. */
 		if (rd->prealloc)
 			flags |= RD_DISCARD_KEEP_PAGES;
+		/*
+		 * Without open_mutex, so that opens do not wait for it: an
+		 * opener that gets in meanwhile races an emptying, as I/O
+		 * races a discard (old data or zeros, never freed memory:
+		 * the pages go after a grace period).
+		 */
 		rd_store_discard(rd, 0, get_capacity(rd->disk), flags);
-		rd_disk_unclaim(rd);
 	}
 	mutex_unlock(&rd_ctl_mutex);
 	return err;

@@ -19,9 +19,10 @@
  *
  * Every answer is judged against what module/rd_control.c and rd_disk.c
  * can return for that request (see expect_*() below):
- *   - a number that is none of the four requests: ENOTTY (the VFS's own
- *     ioctls are never sent: their magic bytes are skipped);
- *   - without CAP_SYS_ADMIN: EPERM, for everything;
+ *   - a number that is none of the four requests: ENOTTY, whoever asks
+ *     (the VFS's own ioctls are never sent: their magic bytes are
+ *     skipped);
+ *   - without CAP_SYS_ADMIN: EPERM, for the four requests;
  *   - a pointer the kernel cannot read: EFAULT;
  *   - a wrong version, unknown flag, non-zero reserved or out field:
  *     EINVAL, never success; then size 0 or unaligned: EINVAL; above RAM:
@@ -550,10 +551,10 @@ static struct expect expect_req(int kind, const union rq *q, int pc, int slot,
 	int chk;
 	uint32_t index;
 
-	if (!capable)
-		return (struct expect){ false, E(EPERM), "no CAP_SYS_ADMIN" };
 	if (kind >= K_NEAR)
 		return (struct expect){ false, E(ENOTTY), "not a request of rdmirror" };
+	if (!capable)
+		return (struct expect){ false, E(EPERM), "no CAP_SYS_ADMIN" };
 	if (pc != P_GOOD && pc != P_RDONLY)
 		return (struct expect){ false, E(EFAULT), "unreadable pointer" };
 	chk = classify(kind, q);
