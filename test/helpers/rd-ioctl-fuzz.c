@@ -565,8 +565,9 @@ static struct expect expect_req(int kind, const union rq *q, int pc, int slot,
 	if (kind == K_ADD) {
 		bool pre = q->add.flags & RDMIRROR_ADD_PREALLOC;
 
+		/* (the index is taken first: at max_disks, ENOSPC) */
 		if (pre && q->add.size > totalram - 16 * ALIGN)
-			return (struct expect){ false, E(ENOMEM),
+			return (struct expect){ false, E(ENOMEM) | E(ENOSPC),
 				"preallocation above available memory" };
 		ex.errs = E(ENOMEM) | E(ENOSPC) | E(EINTR);
 		ex.ok = pc != P_RDONLY;
