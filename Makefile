@@ -20,7 +20,8 @@
 #   make fuzz             libFuzzer on rdctl's parsers (size, config, sysfs and
 #                         /proc values, mdadm output), FUZZ_SECONDS (15) each
 #   make check-pkg        DKMS builds for 6.1 and 6.12, .debs, install/uninstall,
-#                         and a build against the newest mainline source (7.x)
+#                         the RPMs (rpmbuild, rpmlint), and a build against the
+#                         newest mainline source (7.x)
 #   make install          rdctl, man page, bash completion, systemd unit and
 #                         example config (DESTDIR=, PREFIX=, default /usr/local)
 #   make install-module   rdmirror.ko for KVER (default the running kernel) into
@@ -30,6 +31,8 @@
 #   make uninstall        undoes all three
 #   make deb              build/deb/rdmirror_VERSION-1_amd64.deb and
 #                         build/deb/rdmirror-dkms_VERSION-1_all.deb
+#   make rpm              build/rpm/RPMS: rdmirror-VERSION-1.x86_64.rpm and
+#                         rdmirror-dkms-VERSION-1.noarch.rpm (rpmbuild)
 
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
@@ -231,6 +234,28 @@ deb:
 	cd "$(DEB_SRC)" && dpkg-buildpackage -us -uc -b
 	ls -l $(DEB_DIR)/*.deb
 
+# --- RPM packages -------------------------------------------------------------
+
+# build/rpm/RPMS: rdmirror and rdmirror-dkms for Fedora, RHEL 10, Rocky,
+# Alma. The build dependencies are not checked (--nodeps): on Debian rpm's
+# database is empty; the headers and libraries are Debian's.
+RPM_DIR := build/rpm
+RPM_DATE ?= $(shell LC_ALL=C date -u '+%a %b %d %Y' -d @$$(git log -1 --format=%ct 2>/dev/null || date +%s))
+RPM_FILES := Makefile VERSION dkms.conf README.md debian/copyright rpm scripts \
+	$(filter-out %.o utils/rdctl,$(wildcard utils/*)) $(MODULE_SRCS)
+
+rpm:
+	rm -rf "$(RPM_DIR)"
+	install -d "$(RPM_DIR)/SOURCES" "$(RPM_DIR)/SPECS"
+	tar --transform 's|^|rdmirror-$(VERSION)/|' -czf "$(RPM_DIR)/SOURCES/rdmirror-$(VERSION).tar.gz" \
+		$(RPM_FILES)
+	sed -e 's/@VERSION@/$(VERSION)/g' -e 's/@DATE@/$(RPM_DATE)/' rpm/rdmirror.spec.in \
+		>"$(RPM_DIR)/SPECS/rdmirror.spec"
+	rpmbuild -ba --nodeps --define "_topdir $(CURDIR)/$(RPM_DIR)" \
+		$$(test -n "$$(rpm --eval '%{?_unitdir}')" || echo --load rpm/macros.fallback) \
+		"$(RPM_DIR)/SPECS/rdmirror.spec"
+	ls -l $(RPM_DIR)/RPMS/*/*.rpm $(RPM_DIR)/SRPMS/*.rpm
+
 # --- checks -------------------------------------------------------------------
 
 lint:
@@ -238,7 +263,8 @@ lint:
 
 check-pkg:
 	test/pkg/check-dkms
+	test/pkg/check-rpm
 	test/pkg/check-mainline
 
 .PHONY: install install-utils install-config install-module dkms-install \
-	uninstall deb lint check-pkg
+	uninstall deb rpm lint check-pkg

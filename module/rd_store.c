@@ -254,22 +254,21 @@ int rd_store_read(struct rd_device *rd, sector_t sector, struct page *dst,
 
 	rcu_read_lock();
 	page = rd_store_lookup(rd, rd_sector_page(sector));
+	/* 0 on every page but a broken or mended one: read once, masks only then */
+	missing = page ? READ_ONCE(page->private) : 0;
 	if (!page) {
 		memzero_page(dst, dst_off, len);
-	} else if (unlikely(rd_page_broken(page))) {
+	} else if (unlikely(PageHWPoison(page) || (missing & RD_PAGE_BROKEN))) {
 		err = -EIO;
+	} else if (unlikely(missing) && (missing & rd_chunks_touched(off, len))) {
+		err = -ENODATA;
 	} else {
-		missing = READ_ONCE(page->private);
-		if (unlikely(missing & rd_chunks_touched(off, len))) {
-			err = -ENODATA;
-		} else {
-			from = kmap_local_page(page);
-			to = kmap_local_page(dst);
-			if (rd_store_copy_mc(to + dst_off, from + off, len))
-				err = -EIO;
-			kunmap_local(to);
-			kunmap_local(from);
-		}
+		from = kmap_local_page(page);
+		to = kmap_local_page(dst);
+		if (rd_store_copy_mc(to + dst_off, from + off, len))
+			err = -EIO;
+		kunmap_local(to);
+		kunmap_local(from);
 	}
 	if (unlikely(err == -EIO))
 		rd_store_read_failed(rd, page, sector);

@@ -13,6 +13,7 @@ debs=(
 	python3-jsonschema python3-pip man-db groff-base
 	gnuplot-nox	# make bench: the chart in docs/BENCHMARKS.md
 	dkms dh-dkms debhelper lintian dpkg-dev linux-source-6.12
+	rpm rpmlint	# make check-pkg: the RPM spec is built and checked (not installed)
 	flex bison bc libelf-dev libssl-dev xz-utils mmdebstrap ccache
 )
 

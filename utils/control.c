@@ -14,6 +14,7 @@
 #include <rdmirror.h>
 
 #include "errors.h"
+#include "module_help.h"
 #include "sysfs.h"
 #include "util.h"
 
@@ -33,20 +34,32 @@ static const char *kernel_release(void)
 
 static int load_error(int e)
 {
+	char *fix, *cause;
+	int rc;
+
 	switch (e) {
 	case EPERM:
 	case EACCES:
 		return fail_errno(e, "loading the rdmirror module needs root: run rdctl as root");
 	case ENOENT:
-		return fail_errno(e, "the rdmirror module is not installed for the running kernel %s: install it (make install, or dkms install rdmirror/%s)",
-				  kernel_release(), RDCTL_VERSION);
+		fix = module_missing_fix(kernel_release());
+		rc = fail_errno(e, "the rdmirror module is not installed for the running kernel %s: %s",
+				kernel_release(), fix);
+		free(fix);
+		return rc;
 	case ENOEXEC:
 	case EINVAL:
-		return fail_errno(e, "the rdmirror module does not fit the running kernel %s: rebuild it for this kernel (make, or dkms install rdmirror/%s)",
-				  kernel_release(), RDCTL_VERSION);
+		return fail_errno(e, "the rdmirror module does not fit the running kernel %s: rebuild it for this kernel (make, or dkms install rdmirror/%s -k %s --force)",
+				  kernel_release(), RDCTL_VERSION, kernel_release());
 	case ENOKEY:
 	case EKEYREJECTED:
-		return fail_errno(e, "the kernel refused the rdmirror module's signature (Secure Boot?): sign the module with an enrolled key");
+		cause = module_signature_cause();
+		fix = module_signature_fix();
+		rc = fail_errno(e, "the kernel refused the rdmirror module's signature: %s; fix: %s",
+				cause, fix);
+		free(fix);
+		free(cause);
+		return rc;
 	default:
 		return fail_errno(e, "cannot load the rdmirror module: %s: see dmesg", strerror(e));
 	}

@@ -17,6 +17,7 @@
 #include "errors.h"
 #include "md_ops.h"
 #include "mdadm_conf.h"
+#include "module_help.h"
 #include "util.h"
 #include "warmup.h"
 
@@ -127,6 +128,24 @@ static char *ago(int64_t t)
 	return s;
 }
 
+/* head followed by tail; frees tail. */
+static char *prefixed(const char *head, char *tail)
+{
+	char *s = xasprintf("%s%s", head, tail);
+
+	free(tail);
+	return s;
+}
+
+/* fix, then "; then rdctl --restore"; frees fix. */
+static char *with_restore(char *fix)
+{
+	char *s = xasprintf("%s; then rdctl --restore", fix);
+
+	free(fix);
+	return s;
+}
+
 /* The restore error of a line, as a reason and the command that fixes it. */
 static void why_failed(struct mirror *x, const struct restore_rec_item *it, const char *path)
 {
@@ -137,14 +156,19 @@ static void why_failed(struct mirror *x, const struct restore_rec_item *it, cons
 			xasprintf("restore found too little memory for its RAM member: %s", msg),
 			xasprintf("free memory, or give it a smaller size (or no prealloc) in %s; then rdctl --restore", path));
 	else if (!strcmp(c, "ENOKEY") || !strcmp(c, "EKEYREJECTED"))
+		/* (msg holds the same cause and fix: not repeated) */
 		set_why(x, xstrdup("module refused (signature)"),
-			xasprintf("the kernel refused the rdmirror module's signature (Secure Boot): %s", msg),
-			xstrdup("sign the module with an enrolled key (DKMS signs with its MOK: mokutil --import /var/lib/dkms/mok.pub, reboot, enrol); then rdctl --restore"));
-	else if (!strcmp(c, "ENOEXEC") || (!strcmp(c, "ENOENT") && strstr(msg, "module")))
+			prefixed("the kernel refused the rdmirror module's signature: ", module_signature_cause()),
+			with_restore(module_signature_fix()));
+	else if (!strcmp(c, "ENOENT") && strstr(msg, "module"))
 		set_why(x, xstrdup("module missing"),
-			xasprintf("restore could not load the rdmirror module: %s", msg),
-			xasprintf("dkms install rdmirror/%s -k $(uname -r) (needs linux-headers-$(uname -r)); then rdctl --restore",
-				  RDCTL_VERSION));
+			xasprintf("the rdmirror module is not installed for the running kernel %s", running_kernel()),
+			with_restore(module_missing_fix(running_kernel())));
+	else if (!strcmp(c, "ENOEXEC"))
+		set_why(x, xstrdup("module missing"),
+			xasprintf("the rdmirror module installed does not fit the running kernel %s", running_kernel()),
+			xasprintf("dkms install rdmirror/%s -k %s --force; then rdctl --restore", RDCTL_VERSION,
+				  running_kernel()));
 	else if (!strcmp(c, "ENODEV"))
 		set_why(x, xstrdup("array late"),
 			xasprintf("the array was not there when restore ran: %s", msg),
@@ -172,8 +196,7 @@ static void why_missing(struct status *st, struct mirror *x, const struct conf_m
 	if (st->modstate == MODULE_NOT_INSTALLED) {
 		set_why(x, xasprintf("module missing for %s", k),
 			xasprintf("the rdmirror module is not installed for the running kernel %s", k),
-			xasprintf("dkms install rdmirror/%s -k $(uname -r) (needs linux-headers-$(uname -r)); then rdctl --restore",
-				  RDCTL_VERSION));
+			with_restore(module_missing_fix(k)));
 		return;
 	}
 	if (!st->rec.present) {
@@ -440,10 +463,14 @@ static void mirror_findings(struct status *st)
 				     xasprintf("%s is not running: %s; fix: %s", where, x->reason, x->fix));
 		free(where);
 	}
-	if (any && st->modstate == MODULE_NOT_INSTALLED)
+	if (any && st->modstate == MODULE_NOT_INSTALLED) {
+		char *fix = module_missing_fix(running_kernel());
+
 		warnings_add(&st->w, SEV_WARNING, "module_missing", NULL, NULL,
-			     xasprintf("the rdmirror module is not installed for the running kernel %s: no RAM member can be restored; fix: dkms install rdmirror/%s -k $(uname -r) (needs linux-headers-$(uname -r))",
-				       running_kernel(), RDCTL_VERSION));
+			     xasprintf("the rdmirror module is not installed for the running kernel %s: no RAM member can be restored; fix: %s",
+				       running_kernel(), fix));
+		free(fix);
+	}
 }
 
 int status_collect(const char *config, struct status *st)

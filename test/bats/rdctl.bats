@@ -67,8 +67,13 @@ json_get() {
 	mkdir -p "$T/mods/$(uname -r)"
 	RDCTL_MODULES_DIR="$T/mods/$(uname -r)" run rdctl --attach 64
 	[ "$status" = 1 ]
-	[[ "$output" == *"not installed"* ]] || [[ "$output" == *"not found"* ]]
-	[[ "$output" == *"$(uname -r)"* ]]
+	[[ "$output" == *"not installed for the running kernel $(uname -r)"* ]]
+	# no headers either: the fix installs them, then builds
+	[[ "$output" == *"linux-headers-$(uname -r) (the headers are missing"*"dkms install rdmirror/"*" -k $(uname -r)"* ]]
+	mkdir "$T/mods/$(uname -r)/build"
+	RDCTL_MODULES_DIR="$T/mods/$(uname -r)" run rdctl --attach 64
+	[ "$status" = 1 ]
+	[[ "$output" == *"running kernel $(uname -r): dkms install rdmirror/"*" -k $(uname -r)"* ]]
 }
 
 @test "bad sizes are usage errors and create nothing" {

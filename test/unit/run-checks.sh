@@ -331,7 +331,12 @@ run "detach no module" 1 --detach rd0
 expect_err "detach no module" "the rdmirror module is not loaded, so there is no rd disk: see rdctl --list"
 run "attach no module" 1 -a 512
 expect_no_out "attach no module"
-expect_err_has "attach no module" "the rdmirror module is not installed for the running kernel $(uname -r): install it"
+# no headers for the kernel: the fix installs them first (apt-get here)
+expect_err_has "attach no module" "the rdmirror module is not installed for the running kernel $(uname -r): apt-get install linux-headers-$(uname -r) (the headers are missing, so DKMS built nothing for it), then dkms install rdmirror/$version -k $(uname -r)"
+mkdir "$RDCTL_MODULES_DIR/build"
+run "attach no module, headers" 1 -a 512
+expect_err_has "attach no module, headers" "the rdmirror module is not installed for the running kernel $(uname -r): dkms install rdmirror/$version -k $(uname -r)"
+rmdir "$RDCTL_MODULES_DIR/build"
 vg "attach no module" 1 -a 512 --json
 run "status no module" 3 -s -j
 validate "status no module" module,memory,disks,arrays,mirrors,warnings,status

@@ -165,9 +165,14 @@ promcheck "prometheus not restored"
 expect_out_has "prometheus not restored" 'rdmirror_mirror_ram_member_present{array="md0",uuid="'$s_uuid'"} 0'
 expect_out_has "prometheus not restored" 'rdmirror_finding{code="not_restored",array="md0",device="",severity="warning"} 1'
 vg "not restored" 3 --status --json --config "$sconf"
-record_failed EKEYREJECTED "the kernel refused the rdmirror module's signature"
+# (the message rdctl --restore records, in full: cause and fix)
+record_failed EKEYREJECTED "the kernel refused the rdmirror module's signature: the kernel enforces module signatures (Secure Boot or module.sig_enforce=1) and does not trust the key the rdmirror module is signed with (or it is unsigned); fix: enrol the key DKMS signs the module with, once: mokutil --import /var/lib/dkms/mok.pub, reboot and confirm the key in the MOK manager"
 run "not restored signature" 1 --status --nagios --config "$sconf"
 expect_out_has "not restored signature" "md0 not restored (module refused (signature))"
+run "not restored signature json" 3 --status --json --config "$sconf"
+json_is "not restored signature fix" '"mokutil --import /var/lib/" in d["mirrors"][0]["fix"] and d["mirrors"][0]["fix"].endswith("; then rdctl --restore")'
+# said once: the recorded message holds the same cause and fix
+json_is "not restored signature said once" '[w["message"] for w in d["warnings"] if w["code"]=="not_restored"][0].count("mokutil") == 1 and [w["message"] for w in d["warnings"] if w["code"]=="not_restored"][0].count("refused the rdmirror") == 1'
 # no record: restore has not run since boot
 rm -f "$srec"
 run "restore not run" 3 --status --config "$sconf"
@@ -185,7 +190,7 @@ mkdir -p "$tmp/status-modules"
 RDCTL_MODULES_DIR=$tmp/status-modules RDCTL_KERNEL_RELEASE=6.99.0-test run "module missing" 3 --status --json --config "$sconf"
 validate "module missing" module,memory,disks,arrays,mirrors,warnings,status
 expect_sev "module missing" module_missing WARNING
-json_is "module missing reason" '"not installed for the running kernel 6.99.0-test" in d["mirrors"][0]["reason"] and "dkms install rdmirror/" in d["mirrors"][0]["fix"]'
+json_is "module missing reason" '"not installed for the running kernel 6.99.0-test" in d["mirrors"][0]["reason"] and "linux-headers-6.99.0-test (the headers are missing" in d["mirrors"][0]["fix"] and "dkms install rdmirror/" in d["mirrors"][0]["fix"] and "-k 6.99.0-test" in d["mirrors"][0]["fix"]'
 
 # --- the configured array is not there ---
 status_tree
