@@ -11,7 +11,8 @@
 #   make check-crash      crash consistency: dm-log-writes under the mirror's
 #                         disk, replayed to every flush (CRASH_OPS=N: more)
 #   make check-kunit      KUnit tests and the VM suite on a debug kernel
-#                         (KASAN, lockdep, kmemleak) built from linux-source-6.12
+#                         (KASAN, lockdep, kmemleak) built from the newest
+#                         linux-source-X.Y Debian ships (7.2)
 #   make bench            the article's table on written data in a VM: HDD,
 #                         RAID1, rd0, brd and RAM mirrors, memcpy as the
 #                         ceiling; JSON, chart and doc in build/bench/

@@ -202,13 +202,18 @@ RDCTL_KERNEL_RELEASE=6.9.12 run "create md bug" 1 --create /dev/md1 "$broot/dev/
 expect_err_has "create md bug" "refusing --create on this kernel: md/raid1 in Linux 6.9 to 6.10.6"
 
 # --- the known md bug: refused by restore, warned by status, by version -----
-for v in 6.9.0 6.9.12-amd64 6.10.0-rc5 6.10.6 6.11.0-rc1 6.11.0-rc3; do
+for v in 6.9.0 6.9.12-amd64 6.10.0-rc5 6.10.6 6.11.0-rc1 6.11.0-rc3 \
+	6.6.136 6.6.140-amd64 6.14.2 6.14.11 6.15.0-rc1 6.15.0 6.15.2 6.15.3 6.15.6-arch1 6.16.0-rc1 6.16.0-rc5; do
 	RDCTL_KERNEL_RELEASE=$v run "md bug $v: restore refuses" 1 --restore --config "$conf"
 	expect_err_has "md bug $v: restore refuses" "refusing --restore on this kernel"
 	RDCTL_KERNEL_RELEASE=$v run "md bug $v: status" 3 --status
 	expect_out_has "md bug $v: status warns" "this kernel has a known md bug"
 done
-for v in 6.1.0-56-amd64 6.8.12 6.10.7 6.11.0-rc4 6.11.0 6.12.117+deb12-amd64 7.2.13; do
+RDCTL_KERNEL_RELEASE=6.15.4 run "md bug 6.15.4: status" 3 --status
+expect_out_has "md bug 6.15.4: the lost NOWAIT write" "counts a member's refused non-blocking (NOWAIT) write as done"
+RDCTL_KERNEL_RELEASE=6.15.1 run "md bug 6.15.1: status" 3 --status
+expect_out_has "md bug 6.15.1: the NOWAIT write error" "takes a member's refused non-blocking (NOWAIT) write for a write error"
+for v in 6.1.0-56-amd64 6.6.135 6.8.12 6.10.7 6.11.0-rc4 6.11.0 6.12.117+deb12-amd64 6.14.1 6.15.7 6.16.0-rc6 6.16.0 6.18.3 7.2.13; do
 	RDCTL_KERNEL_RELEASE=$v run "no md bug $v" 3 --status
 	if grep -q "known md bug" "$out"; then fail "no md bug $v: status warns"; else pass; fi
 done
