@@ -5,6 +5,10 @@
  * (hwpoison-inject's corrupt-pfn) and watch what rd and md make of it.
  * Write "INDEX SECTOR", then read the frame number (decimal) back; a
  * sector never written has no page (ENODATA). Root only, as debugfs is.
+ *
+ * /sys/kernel/debug/rdmirror/read_per_page_mask: bit N makes rdN read
+ * page by page as rdmirror did before (rd_device.h), for make bench's
+ * comparison of the two read paths at once.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -73,6 +77,8 @@ void rd_debugfs_init(void)
 	/* Nothing depends on it: a kernel without debugfs just has none. */
 	rd_debugfs_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_file("pfn", 0600, rd_debugfs_dir, NULL, &rd_pfn_fops);
+	debugfs_create_x32("read_per_page_mask", 0600, rd_debugfs_dir,
+			   &rd_read_per_page_mask);
 }
 
 void rd_debugfs_exit(void)

@@ -71,6 +71,7 @@ void rd_store_init(struct rd_device *rd);
 void rd_store_destroy(struct rd_device *rd);
 int rd_store_read(struct rd_device *rd, sector_t sector, struct page *dst,
 		  unsigned int dst_off, unsigned int len);
+int rd_store_read_bio(struct rd_device *rd, struct bio *bio, bool per_page);
 int rd_store_write(struct rd_device *rd, sector_t sector, struct page *src,
 		   unsigned int src_off, unsigned int len, gfp_t gfp);
 void rd_store_discard(struct rd_device *rd, sector_t sector,
@@ -96,6 +97,13 @@ static inline u64 rd_store_bytes(struct rd_device *rd)
 
 /* rd_io.c: the bio path */
 void rd_submit_bio(struct bio *bio);
+/*
+ * Bit N set: rdN reads page by page, each page its own RCU section and
+ * walk from the xarray's root, as rdmirror did before it walked a bio's
+ * pages in one descent. Set in debugfs (read_per_page_mask), so that
+ * make bench can measure the two at once; 0 otherwise.
+ */
+extern u32 rd_read_per_page_mask;
 
 /* rd_disk.c: disk lifetime, called by the control device */
 /*

@@ -13,10 +13,26 @@
 
 #include "rd_device.h"
 
-static blk_status_t rd_do_rw(struct rd_device *rd, struct bio *bio)
+u32 rd_read_per_page_mask;
+
+/* rdN reads page by page (the bench's "previous rd"): see rd_device.h. */
+static bool rd_reads_per_page(struct rd_device *rd)
+{
+	return unlikely(rd->index < 32 &&
+			(READ_ONCE(rd_read_per_page_mask) & BIT(rd->index)));
+}
+
+static blk_status_t rd_do_read(struct rd_device *rd, struct bio *bio)
+{
+	/* A memory error: md reads the block from a disk. */
+	if (rd_store_read_bio(rd, bio, rd_reads_per_page(rd)))
+		return BLK_STS_IOERR;
+	return BLK_STS_OK;
+}
+
+static blk_status_t rd_do_write(struct rd_device *rd, struct bio *bio)
 {
 	sector_t sector = bio->bi_iter.bi_sector;
-	bool write = op_is_write(bio_op(bio));
 	/*
 	 * io_uring and aio may ask us not to block (md passes NOWAIT to its
 	 * members only in 6.15's releases): no reclaim then. Otherwise
@@ -36,17 +52,11 @@ static blk_status_t rd_do_rw(struct rd_device *rd, struct bio *bio)
 
 		/* A segment may straddle two store pages: split it there. */
 		while (done < bv.bv_len) {
-			unsigned int off = rd_sector_offset(sector);
 			unsigned int len = min_t(unsigned int, bv.bv_len - done,
-						 PAGE_SIZE - off);
+						 PAGE_SIZE - rd_sector_offset(sector));
 
-			if (!write) {
-				/* A memory error: md reads it from a disk. */
-				if (rd_store_read(rd, sector, bv.bv_page,
-						  bv.bv_offset + done, len))
-					return BLK_STS_IOERR;
-			} else if (rd_store_write(rd, sector, bv.bv_page,
-						  bv.bv_offset + done, len, gfp)) {
+			if (rd_store_write(rd, sector, bv.bv_page,
+					   bv.bv_offset + done, len, gfp)) {
 				if (bio->bi_opf & REQ_NOWAIT)
 					return BLK_STS_AGAIN;
 				pr_err_ratelimited("rd%d: out of memory writing sector %llu\n",
@@ -79,8 +89,10 @@ void rd_submit_bio(struct bio *bio)
 
 	switch (bio_op(bio)) {
 	case REQ_OP_READ:
+		bio->bi_status = rd_do_read(rd, bio);
+		break;
 	case REQ_OP_WRITE:
-		bio->bi_status = rd_do_rw(rd, bio);
+		bio->bi_status = rd_do_write(rd, bio);
 		break;
 	case REQ_OP_DISCARD:
 	case REQ_OP_WRITE_ZEROES:

@@ -282,6 +282,90 @@ static void rd_kunit_disk_io_crosses_pages(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rd_store_bytes(rd_kunit_rd(file)), 2ULL * PAGE_SIZE);
 }
 
+/* Page @idx of what rd_kunit_disk_long_read() writes: every 5th is a hole. */
+static bool rd_kunit_long_written(u64 idx)
+{
+	return idx % 5 != 2;
+}
+
+/*
+ * Read @len bytes from @sector in one bio of 16 KiB multi-page segments
+ * and check them against what rd_kunit_disk_long_read() wrote: through
+ * the block layer, or (@per_page) straight into the store's page-by-page
+ * path, the one the bench compares against.
+ */
+static void rd_kunit_long_read(struct kunit *test, struct file *file,
+			       sector_t sector, unsigned int len, bool per_page)
+{
+	const unsigned int order = 2, seg = PAGE_SIZE << order;
+	unsigned int nseg = DIV_ROUND_UP(len, seg), i, j, bad = 0;
+	struct block_device *bdev = file_bdev(file);
+	u64 pos = (u64)sector << SECTOR_SHIFT;
+	struct page **pages;
+	struct bio *bio;
+	u8 *p;
+
+	pages = kunit_kcalloc(test, nseg, sizeof(*pages), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	bio = bio_alloc(bdev, nseg, REQ_OP_READ, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bio);
+	bio->bi_iter.bi_sector = sector;
+	for (i = 0; i < nseg; i++) {
+		pages[i] = alloc_pages(GFP_KERNEL, order);
+		KUNIT_ASSERT_NOT_NULL(test, pages[i]);
+		__bio_add_page(bio, pages[i], min(seg, len - i * seg), 0);
+	}
+	if (per_page)
+		KUNIT_EXPECT_EQ(test, rd_store_read_bio(rd_kunit_rd(file), bio, true), 0);
+	else
+		KUNIT_EXPECT_EQ(test, submit_bio_wait(bio), 0);
+	bio_put(bio);
+
+	for (i = 0; i < nseg; i++) {
+		for (j = 0; j < min(seg, len - i * seg); j++, pos++) {
+			u8 want = rd_kunit_long_written(pos >> PAGE_SHIFT) ?
+				  rd_kunit_byte(pos) : 0;
+
+			p = kmap_local_page(pages[i] + j / PAGE_SIZE);
+			if (p[j % PAGE_SIZE] != want && !bad++)
+				KUNIT_FAIL(test, "byte at %llu is %#x, want %#x",
+					   pos, p[j % PAGE_SIZE], want);
+			kunmap_local(p);
+		}
+		__free_pages(pages[i], order);
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0U);
+}
+
+/*
+ * A read of many pages in one bio, as rd_store_read_bio() walks them
+ * (each page found from the one before): written pages, holes and a
+ * reserved entry among them, across the xarray's 64-slot nodes and the
+ * read's RCU batches, from a page boundary and from inside a page (every
+ * store page then read in two pieces), in both read paths.
+ */
+static void rd_kunit_disk_long_read(struct kunit *test)
+{
+	const unsigned int nr = 300;
+	u32 index = rd_kunit_add(test, 2 * SZ_1M, 0);
+	struct file *file = rd_kunit_open(test, index);
+	struct xarray *xa = &rd_kunit_rd(file)->pages;
+	unsigned int i;
+
+	for (i = 0; i <= nr + 1; i++)
+		if (rd_kunit_long_written(i))
+			rd_kunit_write_pages(test, file, i, 1);
+	/* A reserved entry in a hole: a hole to readers, as in xa_load(). */
+	KUNIT_ASSERT_FALSE(test, rd_kunit_long_written(67));
+	KUNIT_ASSERT_EQ(test, xa_reserve(xa, 67, GFP_KERNEL), 0);
+
+	rd_kunit_long_read(test, file, RD_PAGE_SECTORS, nr * PAGE_SIZE, false);
+	rd_kunit_long_read(test, file, RD_PAGE_SECTORS + 3, nr * PAGE_SIZE, false);
+	rd_kunit_long_read(test, file, RD_PAGE_SECTORS, nr * PAGE_SIZE, true);
+	rd_kunit_long_read(test, file, RD_PAGE_SECTORS + 3, nr * PAGE_SIZE, true);
+	xa_release(xa, 67);
+}
+
 /*
  * Discard and write-zeroes as the block layer sends them: from the last
  * sector of page 0 to the first of page 3.
@@ -545,6 +629,7 @@ static struct kunit_case rd_kunit_disk_cases[] = {
 	KUNIT_CASE(rd_kunit_disk_lifecycle),
 	KUNIT_CASE(rd_kunit_disk_remove_while_open),
 	KUNIT_CASE(rd_kunit_disk_io_crosses_pages),
+	KUNIT_CASE(rd_kunit_disk_long_read),
 	KUNIT_CASE(rd_kunit_disk_discard_write_zeroes),
 	KUNIT_CASE(rd_kunit_disk_resize),
 	KUNIT_CASE(rd_kunit_disk_free_pages),

@@ -16,6 +16,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bio.h>
 #include <linux/gfp.h>
 #include <linux/highmem.h>
 #include <linux/mm.h>
@@ -240,48 +241,152 @@ static void rd_store_read_failed(struct rd_device *rd, struct page *page,
 }
 
 /*
+ * Copy @len bytes at @sector (within @page, or a hole if NULL) to @dst;
+ * holes read as 0. The caller holds rcu_read_lock(). Returns 0, or -EIO
+ * where the page's memory failed or holds no data.
+ */
+static int rd_store_copy_out(struct rd_device *rd, struct page *page,
+			     sector_t sector, struct page *dst,
+			     unsigned int dst_off, unsigned int len)
+{
+	unsigned int off = rd_sector_offset(sector);
+	unsigned long missing, left;
+	char *from, *to;
+
+	if (!page) {
+		memzero_page(dst, dst_off, len);
+		goto done;
+	}
+	/* 0 on every page but a broken or mended one: read once, masks only then */
+	missing = READ_ONCE(page->private);
+	if (unlikely(PageHWPoison(page) || (missing & RD_PAGE_BROKEN)))
+		goto failed;
+	if (unlikely(missing) && (missing & rd_chunks_touched(off, len))) {
+		pr_err_ratelimited("rd%d: sector %llu was lost to a memory error and not written since\n",
+				   rd->index, (unsigned long long)sector);
+		return -EIO;
+	}
+	from = kmap_local_page(page);
+	to = kmap_local_page(dst);
+	left = rd_store_copy_mc(to + dst_off, from + off, len);
+	kunmap_local(to);
+	kunmap_local(from);
+	if (unlikely(left))
+		goto failed;
+done:
+	flush_dcache_page(dst);
+	return 0;
+failed:
+	rd_store_read_failed(rd, page, sector);
+	return -EIO;
+}
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
  * Copy @len bytes at @sector (within one page) to @dst; holes read as 0.
  * Returns 0, or -EIO where the page's memory failed or holds no data.
+ * The store's tests read one piece at a time; bios read through
+ * rd_store_read_bio().
  */
 int rd_store_read(struct rd_device *rd, sector_t sector, struct page *dst,
 		  unsigned int dst_off, unsigned int len)
 {
-	unsigned int off = rd_sector_offset(sector);
-	unsigned long missing;
-	struct page *page;
-	char *from, *to;
+	int err;
+
+	rcu_read_lock();
+	err = rd_store_copy_out(rd, rd_store_lookup(rd, rd_sector_page(sector)),
+				sector, dst, dst_off, len);
+	rcu_read_unlock();
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(rd_store_read);
+#endif
+
+/*
+ * Pieces a bio's read copies under one RCU section (256 KiB of 4 KiB
+ * pages). A bio may carry many MiB: the section ends and begins again
+ * between batches, so that on PREEMPT_RCU kernels (Debian's) a grace
+ * period waiting on the reader ends at the next batch, not at the bio's
+ * end.
+ */
+#define RD_READ_BATCH	64
+
+/*
+ * The page at @idx for a reader walking a bio's pages in order: the page
+ * after the one before is one step along the node's slots (xas_next()),
+ * not a walk from the root; any other index is walked to. @cont says
+ * that @xas was left on the page before by this RCU section.
+ */
+static struct page *rd_store_lookup_next(struct xa_state *xas, pgoff_t idx,
+					 bool cont)
+{
+	void *entry;
+
+	if (cont && idx == xas->xa_index + 1) {
+		entry = xas_next(xas);
+	} else {
+		xas_set(xas, idx);
+		entry = xas_load(xas);
+	}
+	/* As rd_store_lookup(): a reserved entry is a hole, a retry reloads. */
+	for (;;) {
+		if (xa_is_zero(entry))
+			entry = NULL;
+		if (!xas_retry(xas, entry))
+			return entry;
+		entry = xas_load(xas);
+	}
+}
+
+/*
+ * Read a bio's data into its pages: as rd_store_read() on each piece in
+ * turn, a piece being the part of a segment within one store page, with
+ * one RCU section for RD_READ_BATCH pieces and each page found from the
+ * one before. A 1 MiB read makes one walk from the root, not 256.
+ * @per_page: each piece its own section and walk, as before (the bench's
+ * comparison). Returns 0, or -EIO at the first piece that failed.
+ */
+int rd_store_read_bio(struct rd_device *rd, struct bio *bio, bool per_page)
+{
+	unsigned int batch = per_page ? 1 : RD_READ_BATCH;
+	sector_t sector = bio->bi_iter.bi_sector;
+	XA_STATE(xas, &rd->pages, 0);
+	unsigned int held = 0;
+	struct bvec_iter iter;
+	struct bio_vec bv;
 	int err = 0;
 
 	rcu_read_lock();
-	page = rd_store_lookup(rd, rd_sector_page(sector));
-	/* 0 on every page but a broken or mended one: read once, masks only then */
-	missing = page ? READ_ONCE(page->private) : 0;
-	if (!page) {
-		memzero_page(dst, dst_off, len);
-	} else if (unlikely(PageHWPoison(page) || (missing & RD_PAGE_BROKEN))) {
-		err = -EIO;
-	} else if (unlikely(missing) && (missing & rd_chunks_touched(off, len))) {
-		err = -ENODATA;
-	} else {
-		from = kmap_local_page(page);
-		to = kmap_local_page(dst);
-		if (rd_store_copy_mc(to + dst_off, from + off, len))
-			err = -EIO;
-		kunmap_local(to);
-		kunmap_local(from);
+	bio_for_each_segment(bv, bio, iter) {
+		unsigned int done = 0;
+
+		/* A segment may straddle two store pages: split it there. */
+		while (done < bv.bv_len) {
+			unsigned int len = min_t(unsigned int, bv.bv_len - done,
+						 PAGE_SIZE - rd_sector_offset(sector));
+			struct page *page;
+
+			if (held == batch) {
+				rcu_read_unlock();
+				rcu_read_lock();
+				held = 0;
+			}
+			page = rd_store_lookup_next(&xas, rd_sector_page(sector),
+						    held);
+			held++;
+			err = rd_store_copy_out(rd, page, sector, bv.bv_page,
+						bv.bv_offset + done, len);
+			if (unlikely(err))
+				goto out;
+			done += len;
+			sector += len >> SECTOR_SHIFT;
+		}
 	}
-	if (unlikely(err == -EIO))
-		rd_store_read_failed(rd, page, sector);
+out:
 	rcu_read_unlock();
-	if (unlikely(err == -ENODATA))
-		pr_err_ratelimited("rd%d: sector %llu was lost to a memory error and not written since\n",
-				   rd->index, (unsigned long long)sector);
-	if (unlikely(err))
-		return -EIO;
-	flush_dcache_page(dst);
-	return 0;
+	return err;
 }
-EXPORT_SYMBOL_IF_KUNIT(rd_store_read);
+EXPORT_SYMBOL_IF_KUNIT(rd_store_read_bio);
 
 /*
  * Put a new page in @old's place at @idx: @len bytes at @off from @src

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -15,6 +14,7 @@
 
 #include "errors.h"
 #include "module_help.h"
+#include "status_module.h"
 #include "sysfs.h"
 #include "util.h"
 
@@ -22,15 +22,6 @@
 #define WAIT_MS		3000
 #define POLL_MS		50
 #define BUSY_WAIT_MS	2000
-
-static const char *kernel_release(void)
-{
-	static struct utsname u;
-
-	if (uname(&u) < 0)
-		return "unknown";
-	return u.release;
-}
 
 static int load_error(int e)
 {
@@ -42,15 +33,18 @@ static int load_error(int e)
 	case EACCES:
 		return fail_errno(e, "loading the rdmirror module needs root: run rdctl as root");
 	case ENOENT:
-		fix = module_missing_fix(kernel_release());
+		fix = module_missing_fix(running_kernel());
 		rc = fail_errno(e, "the rdmirror module is not installed for the running kernel %s: %s",
-				kernel_release(), fix);
+				running_kernel(), fix);
 		free(fix);
 		return rc;
 	case ENOEXEC:
 	case EINVAL:
-		return fail_errno(e, "the rdmirror module does not fit the running kernel %s: rebuild it for this kernel (make, or dkms install rdmirror/%s -k %s --force)",
-				  kernel_release(), RDCTL_VERSION, kernel_release());
+		fix = module_mismatch_fix(running_kernel());
+		rc = fail_errno(e, "the rdmirror module does not fit the running kernel %s: rebuild it for this kernel (make, or %s)",
+				running_kernel(), fix);
+		free(fix);
+		return rc;
 	case ENOKEY:
 	case EKEYREJECTED:
 		cause = module_signature_cause();

@@ -43,6 +43,12 @@ char *module_missing_fix(const char *kver)
 	return s;
 }
 
+/* The fix for a module built for another kernel: DKMS rebuilds it for this one. */
+char *module_mismatch_fix(const char *kver)
+{
+	return xasprintf("dkms install rdmirror/%s -k %s --force", RDCTL_VERSION, kver);
+}
+
 /* Does a sysfs text file hold word (or [word], as lockdown marks its mode)? */
 static bool file_says(const char *rel, const char *word)
 {

@@ -15,6 +15,7 @@
  * Caller frees.
  */
 char *module_missing_fix(const char *kver);
+char *module_mismatch_fix(const char *kver);
 /* Why the running kernel refuses unsigned or untrusted modules. Caller frees. */
 char *module_signature_cause(void);
 /* How to make it trust DKMS's signing key (mokutil), or stop enforcing. Caller frees. */

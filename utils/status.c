@@ -167,8 +167,7 @@ static void why_failed(struct mirror *x, const struct restore_rec_item *it, cons
 	else if (!strcmp(c, "ENOEXEC"))
 		set_why(x, xstrdup("module missing"),
 			xasprintf("the rdmirror module installed does not fit the running kernel %s", running_kernel()),
-			xasprintf("dkms install rdmirror/%s -k %s --force; then rdctl --restore", RDCTL_VERSION,
-				  running_kernel()));
+			with_restore(module_mismatch_fix(running_kernel())));
 	else if (!strcmp(c, "ENODEV"))
 		set_why(x, xstrdup("array late"),
 			xasprintf("the array was not there when restore ran: %s", msg),

@@ -46,7 +46,17 @@ WORKLOADS = {
     "randread-qd32-uring": "4k randread, io_uring QD32",
     "read-1m": "1M seq read, libaio QD8",
     "write-1m": "1M seq write, libaio QD8",
+    "randread-1m": "1M randread, psync QD1, one CPU",
 }
+# Latency percentiles kept from every job: fio's of the whole I/O
+# (--lat_percentiles=1), in microseconds.
+PCTS = ("50.000000", "99.000000", "99.900000")
+
+
+def pcts(side):
+    lat = side.get("lat_ns", {}).get("percentile") or side.get("clat_ns", {}).get("percentile") or {}
+    return tuple((lat[p] / 1000 if p in lat else None) for p in PCTS)
+
 
 runs = {}
 # rd0 and brd at once (case "together"): per workload, one (rd0, brd)
@@ -57,9 +67,20 @@ md_pairs = {}
 # I/O statistics the other way
 aa_pairs = {}
 stat_pairs = {}
+# rd0 against rd1 reading page by page (the previous read path), against
+# null_blk with memory and without, md0 against its own rd0 (as set up,
+# md0's statistics the other way, with a bitmap)
+prev_pairs, nullmem_pairs, nullnone_pairs = {}, {}, {}
+mdrd_pairs, mdrd_stats_pairs, mdrd_bitmap_pairs = {}, {}, {}
 PAIRS = {"together": (("rd0", "ram0"), pairs), "together-md": (("md0", "md1"), md_pairs),
          "together-aa": (("rd0", "rd1"), aa_pairs),
-         "together-iostats": (("rd0", "rd1"), stat_pairs)}
+         "together-iostats": (("rd0", "rd1"), stat_pairs),
+         "together-prev": (("rd0", "rd1"), prev_pairs),
+         "together-nullmem": (("rd0", "nullb0"), nullmem_pairs),
+         "together-nullnone": (("rd0", "nullb1"), nullnone_pairs),
+         "together-mdrd": (("md0", "rd0"), mdrd_pairs),
+         "together-mdrd-stats": (("md0", "rd0"), mdrd_stats_pairs),
+         "together-mdrd-bitmap": (("md0", "rd0"), mdrd_bitmap_pairs)}
 for path in sorted(glob.glob(os.path.join(out, "raw", "*.json"))):
     m = re.match(r"(.+)--(.+)--(\d+)\.json$", os.path.basename(path))
     if not m:
@@ -70,7 +91,7 @@ for path in sorted(glob.glob(os.path.join(out, "raw", "*.json"))):
     got = {}
     for job in jobs:
         side = job["write"] if "write" in wl else job["read"]
-        got[job["jobname"]] = (side["iops"], side["bw_bytes"] / 1e6)
+        got[job["jobname"]] = (side["iops"], side["bw_bytes"] / 1e6) + pcts(side)
     if case in PAIRS:
         (a, b), into = PAIRS[case]
         if set(got) != {a, b}:
@@ -85,6 +106,12 @@ def med(case, wl, key="iops"):
     if not vals:
         return None
     return statistics.median(v[0 if key == "iops" else 1] for v in vals)
+
+
+def lat(case, wl, i):
+    """The median over the rounds of percentile PCTS[i], in microseconds."""
+    vals = [v[2 + i] for v in runs.get((case, wl), []) if v[2 + i] is not None]
+    return statistics.median(vals) if vals else None
 
 
 def spread(case, wl):
@@ -142,6 +169,20 @@ def at_once(wl, source=None):
 together = {wl: at_once(wl) for wl in WORKLOADS}
 md_together = {wl: at_once(wl, md_pairs) for wl in ("randread-qd32", "randread-qd32-jobs")}
 CHECK_WL = ("randread-qd1-psync", "randread-qd32-jobs")
+PREV_WL = ("randread-qd1-psync", "randread-qd32-jobs", "read-1m", "randread-1m")
+prev_together = {wl: at_once(wl, prev_pairs) for wl in PREV_WL}
+NULLMEM_WL = ("randread-qd1-psync", "randread-qd32-jobs", "randwrite-qd32", "read-1m", "randread-1m")
+NULLNONE_WL = ("randread-qd1-psync", "randread-qd32-jobs")
+nullmem_together = {wl: at_once(wl, nullmem_pairs) for wl in NULLMEM_WL}
+nullnone_together = {wl: at_once(wl, nullnone_pairs) for wl in NULLNONE_WL}
+OV_WL = ("randread-qd1-psync", "randread-qd32-jobs", "read-1m", "randread-1m")
+mdrd_together = {wl: at_once(wl, mdrd_pairs) for wl in OV_WL}
+mdrd_stats_together = {wl: at_once(wl, mdrd_stats_pairs) for wl in OV_WL}
+mdrd_bitmap_together = {wl: at_once(wl, mdrd_bitmap_pairs) for wl in OV_WL}
+LAT_CASES = ("hdd", "hdd-raid1", "rd0", "md-rd-hdd", "md-brd-hdd")
+LAT_WL = ("randread-qd1-psync", "randread-qd32")
+latency = {case: {wl: [lat(case, wl, i) for i in range(len(PCTS))] for wl in LAT_WL}
+           for case in LAT_CASES}
 aa_together = {wl: at_once(wl, aa_pairs) for wl in CHECK_WL}
 # rd0 / rd1 with rd1's statistics the other way: off/on is that ratio
 # when the module's default is off, rd1 / rd0 when it is on
@@ -161,7 +202,8 @@ md_hdd = {wl: ratio(med(c, wl), med("hdd", wl))
           for c in ("md-rd-hdd",)}
 md_rd_brd = {wl: ratio(med("md-rd-hdd", wl), med("md-brd-hdd", wl))
              for wl in ("randread-qd32", "randread-qd32-jobs", "randwrite-qd32")}
-rd_memcpy_1m = ratio(med("rd0", "read-1m", "mb"), memcpy["copy_1m_mb_per_s"])
+rd_memcpy_1m = ratio(med("rd0", "randread-1m", "mb"), memcpy["copy_1m_mb_per_s"])
+rd_memcpy_1m_seq = ratio(med("rd0", "read-1m", "mb"), memcpy["copy_1m_mb_per_s"])
 rd_memcpy_4k = ratio(med("rd0", "randread-qd1-psync"), memcpy["copy_4k_per_s"])
 bitmap_cost = ratio(med("md-rd-hdd-bitmap", "randwrite-qd32"), med("md-rd-hdd", "randwrite-qd32"))
 md_w_hdd = ratio(med("md-rd-hdd", "randwrite-qd32"), med("hdd", "randwrite-qd32"))
@@ -196,8 +238,10 @@ targets = [
      "value": (md_together["randread-qd32-jobs"] or {}).get("ratio")},
     {"target": "md randwrite (no bitmap) >= 0.95x one HDD", "need": 0.95,
      "value": md_w_hdd},
-    {"target": "rd0 1 MiB read >= 0.9x memcpy (1 MiB)", "need": 0.9,
+    {"target": "rd0 1 MiB random-place read >= 0.9x memcpy (1 MiB, one CPU)", "need": 0.9,
      "value": rd_memcpy_1m},
+    {"target": "rd0 >= 1.0x the previous rd (page by page), 1 MiB random read, at once",
+     "need": 1.0, "value": (prev_together.get("randread-1m") or {}).get("ratio")},
 ]
 for t in targets:
     t["verdict"] = verdict(t["value"], t["need"])
@@ -211,7 +255,15 @@ doc = {
         "rd_iostats_off_over_on_at_once": stat_together,
         "rd_iostats_off_over_on": stats_cost,
         "md_rd_hdd_over_hdd": md_hdd, "md_rd_over_md_brd": md_rd_brd,
-        "rd_read_1m_over_memcpy_1m": rd_memcpy_1m,
+        "rd_randread_1m_over_memcpy_1m": rd_memcpy_1m,
+        "rd_read_1m_seq_over_memcpy_1m": rd_memcpy_1m_seq,
+        "rd_over_previous_rd_at_once": prev_together,
+        "rd_over_null_blk_memory_at_once": nullmem_together,
+        "rd_over_null_blk_none_at_once": nullnone_together,
+        "md_over_rd_at_once": mdrd_together,
+        "md_over_rd_md_iostats_other_at_once": mdrd_stats_together,
+        "md_over_rd_bitmap_at_once": mdrd_bitmap_together,
+        "latency_us_p50_p99_p999": latency,
         "rd_randread_qd1_over_memcpy_4k": rd_memcpy_4k,
         "bitmap_over_none_randwrite": bitmap_cost,
     }, "targets": targets,
@@ -234,10 +286,29 @@ def pct(v):
     return "–" if v is None else f"±{v * 50:.0f}%"
 
 
+
+def pair_rows(source, wls, a, b):
+    """Rows of an at-once table: each device's figure, the ratio's median,
+    rounds the first led, lowest and highest round."""
+    rows = []
+    for wl in wls:
+        t = source.get(wl)
+        suffix = " MB/s" if wl.endswith("1m") else ""
+        if t is None:
+            rows.append(f"| {WORKLOADS[wl]} | – | – | – | – | – |")
+            continue
+        rows.append(f"| {WORKLOADS[wl]} | {fmt(t['rd0'], suffix)} | {fmt(t['brd'], suffix)} | "
+                    f"{fx(t['ratio'])} | {t['rd_ahead']} of {t['rounds']} | "
+                    f"{fx(t['low'])}, {fx(t['high'])} |")
+    return [f"| workload | {a} | {b} | {a}/{b}, median of rounds | rounds {a} ahead "
+            "| lowest, highest round |", "|---|---:|---:|---:|---:|---:|"] + rows
+
+
 md = []
 md.append(f"Command: `{command}` (kernel {cond.get('kernel')}, qemu TCG, "
           f"{cond.get('cpus')} CPUs, {cond.get('rounds')} rounds of "
-          f"{cond.get('seconds')} s per job after 1 s ramp, medians; RAM devices "
+          f"{cond.get('seconds')} s per job after 1 s ramp, medians; guest CPU ERMS "
+          f"{cond.get('erms', 'on')}; RAM devices "
           f"{cond.get('ram_mib')} MiB, written in full and checked before every read).")
 md.append("")
 md.append("### The article's table (4 KiB, libaio, iodepth 32, direct)")
@@ -275,17 +346,7 @@ md.append("Both devices in one fio run, their jobs sharing the CPUs at the same 
           "moments (single-job workloads pinned to one CPU), so that the host's "
           "swings fall on both: the ratio is that of the cost per I/O.")
 md.append("")
-md.append("| workload | rd0 | brd | rd/brd, median of rounds | rounds rd0 ahead | lowest, highest round |")
-md.append("|---|---:|---:|---:|---:|---:|")
-for wl, label in WORKLOADS.items():
-    t = together[wl]
-    suffix = " MB/s" if wl.endswith("1m") else ""
-    if t is None:
-        md.append(f"| {label} | – | – | – | – | – |")
-        continue
-    md.append(f"| {label} | {fmt(t['rd0'], suffix)} | {fmt(t['brd'], suffix)} | "
-              f"{fx(t['ratio'])} | {t['rd_ahead']} of {t['rounds']} | "
-              f"{fx(t['low'])}, {fx(t['high'])} |")
+md += pair_rows(together, WORKLOADS, "rd0", "brd")
 md.append("")
 md.append("IOPS unless marked MB/s; each device's figure is its share of the CPUs.")
 md.append("")
@@ -313,12 +374,74 @@ for wl in ("randread-qd32", "randread-qd32-jobs", "randwrite-qd32"):
               f"{fx(t['ratio'] if t else None)} | "
               f"{(str(t['rd_ahead']) + ' of ' + str(t['rounds'])) if t else '–'} |")
 md.append("")
+
+
+md.append("### rd0 against the previous rd, at once")
+md.append("")
+md.append("rd1 reads page by page as rd did before (an RCU section and a walk from "
+          "the xarray's root per 4 KiB; debugfs `read_per_page_mask`), rd0 walks a "
+          "bio's pages in one descent; both filled, in one fio run.")
+md.append("")
+md += pair_rows(prev_together, PREV_WL, "rd0", "previous rd")
+md.append("")
+md.append("### null_blk: a third RAM disk, and the block layer's floor, at once")
+md.append("")
+md.append("The kernel's null_blk made in configfs (blk-mq, completions inline, no "
+          "I/O scheduler, I/O statistics as rd0's), 256 MiB: with `memory_backed=1` "
+          "(filled first) a RAM disk of its own, without memory a disk that does "
+          "nothing, so that its figure is what the block layer and fio cost alone.")
+md.append("")
+md += pair_rows(nullmem_together, NULLMEM_WL, "rd0", "null_blk memory")
+md.append("")
+md += pair_rows(nullnone_together, NULLNONE_WL, "rd0", "null_blk no memory")
+md.append("")
+for wl in NULLNONE_WL:
+    t = nullnone_together.get(wl)
+    if t:
+        md.append(f"- {WORKLOADS[wl]}: rd's own share of a read (1 − rd0/null_blk "
+                  f"without memory, at once): {(1 - t['ratio']) * 100:.0f}%.")
+md.append("")
+md.append("### The mirror's own cost: md(rd0 + wm HDD) against its rd0, at once")
+md.append("")
+md_stats_on = cond.get("md0_iostats", "1") == "1"
+md.append(f"md0 as md sets it up (I/O statistics {'on' if md_stats_on else 'off'}, "
+          "no bitmap), then with md0's statistics the other way, then with an "
+          "internal bitmap; each against rd0 read directly, in one fio run.")
+md.append("")
+md.append(f"| workload | md0/rd0 | md0/rd0, md0 iostats {'off' if md_stats_on else 'on'} "
+          "| md0/rd0, internal bitmap | lowest, highest round (as set up) |")
+md.append("|---|---:|---:|---:|---:|")
+for wl in OV_WL:
+    t, st, bt = mdrd_together.get(wl), mdrd_stats_together.get(wl), mdrd_bitmap_together.get(wl)
+    md.append(f"| {WORKLOADS[wl]} | {fx(t['ratio'] if t else None)} | "
+              f"{fx(st['ratio'] if st else None)} | {fx(bt['ratio'] if bt else None)} | "
+              f"{(fx(t['low']) + ', ' + fx(t['high'])) if t else '–'} |")
+md.append("")
+md.append("### Read latency (4 KiB random reads, µs, medians of the rounds' percentiles)")
+md.append("")
+md.append("| setup | QD1 p50 | QD1 p99 | QD1 p99.9 | QD32 p50 | QD32 p99 | QD32 p99.9 |")
+md.append("|---|---:|---:|---:|---:|---:|---:|")
+
+
+def us(v):
+    return "–" if v is None else (f"{v:,.0f}".replace(",", " ") if v >= 100 else f"{v:.1f}")
+
+
+for case in LAT_CASES:
+    cells = [us(v) for wl in LAT_WL for v in latency[case][wl]]
+    md.append(f"| {CASES[case].split('. ', 1)[-1]} | " + " | ".join(cells) + " |")
+md.append("")
+md.append("QD1: psync, one job; QD32: libaio, one job. fio's percentiles of the whole "
+          "I/O (submission to completion) in the guest, whose clock runs under TCG.")
+md.append("")
 md.append("### The physical limit (memcpy on one CPU, same VM)")
 md.append("")
 md.append(f"| copy | memcpy | rd0 | rd0 / memcpy |")
 md.append("|---|---:|---:|---:|")
+md.append(f"| 1 MiB blocks from random places | {fmt(memcpy['copy_1m_mb_per_s'], ' MB/s')} | "
+          f"{fmt(med('rd0', 'randread-1m', 'mb'), ' MB/s')} (1M randread, psync, CPU 0) | {fx(rd_memcpy_1m)} |")
 md.append(f"| 1 MiB blocks | {fmt(memcpy['copy_1m_mb_per_s'], ' MB/s')} | "
-          f"{fmt(med('rd0', 'read-1m', 'mb'), ' MB/s')} (1M seq read) | {fx(rd_memcpy_1m)} |")
+          f"{fmt(med('rd0', 'read-1m', 'mb'), ' MB/s')} (1M seq read, libaio QD8) | {fx(rd_memcpy_1m_seq)} |")
 md.append(f"| 4 KiB blocks | {fmt(memcpy['copy_4k_per_s'], ' /s')} | "
           f"{fmt(med('rd0', 'randread-qd1-psync'))} IOPS (4k randread QD1) | {fx(rd_memcpy_4k)} |")
 md.append("")
@@ -348,10 +471,15 @@ with open(os.path.join(out, "chart-ratios.dat"), "w", encoding="utf-8") as f:
         label = label.replace(", ", "\\n")
         f.write(f"\"{label}\" {rd_brd.get(wl) or 0} {together_ratio.get(wl) or 0} "
                 f"{stats_cost.get(wl) or 0}\n")
+with open(os.path.join(out, "chart-latency.dat"), "w", encoding="utf-8") as f:
+    for case in LAT_CASES:
+        label = CASES[case].split(". ", 1)[-1].replace("write-mostly", "wm")
+        vals = [v or 0 for wl in LAT_WL for v in latency[case][wl][:2]]
+        f.write(f"\"{label}\" " + " ".join(str(v) for v in vals) + "\n")
 gp = f"""
-set terminal pngcairo size 1200,900 font ",10"
+set terminal pngcairo size 1200,1350 font ",10"
 set output "{out}/bench.png"
-set multiplot layout 2,1 title "make bench: kernel {cond.get('kernel')}, qemu TCG, medians of {cond.get('rounds')} rounds"
+set multiplot layout 3,1 title "make bench: kernel {cond.get('kernel')}, qemu TCG, medians of {cond.get('rounds')} rounds"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
@@ -372,6 +500,13 @@ set xtics norotate noenhanced
 plot "{out}/chart-ratios.dat" using 2:xtic(1) title "rd0 / brd, in turn", \\
      '' using 3 title "rd0 / brd, at once", \\
      '' using 4 title "rd0 iostats off / on", 1 with lines lw 2 lc rgb "black" title "1.0"
+set logscale y
+set yrange [*:*]
+set ylabel "microseconds (log)"
+set title "4 KiB random read latency: p50 and p99, QD1 (psync) and QD32 (libaio)"
+set key top right
+plot "{out}/chart-latency.dat" using 2:xtic(1) title "QD1 p50", '' using 3 title "QD1 p99", \\
+     '' using 4 title "QD32 p50", '' using 5 title "QD32 p99"
 unset multiplot
 """
 with open(os.path.join(out, "chart.gp"), "w", encoding="utf-8") as f:
