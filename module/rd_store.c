@@ -204,26 +204,49 @@ void rd_store_destroy(struct rd_device *rd)
 EXPORT_SYMBOL_IF_KUNIT(rd_store_destroy);
 
 /*
+ * The page at @idx, found with @xas (under the caller's RCU section): for
+ * a reader walking a bio's pages in order, the page after the one before
+ * is one step along the node's slots (xas_next()), not a walk from the
+ * root; any other index is walked to. @cont says that @xas was left on
+ * the page before by this RCU section.
+ */
+static struct page *rd_store_lookup_next(struct xa_state *xas, pgoff_t idx,
+					 bool cont)
+{
+	void *entry;
+
+	if (cont && idx == xas->xa_index + 1) {
+		entry = xas_next(xas);
+	} else {
+		xas_set(xas, idx);
+		entry = xas_load(xas);
+	}
+	/*
+	 * As xa_load(): a reserved (zero) entry is a hole. xas_retry() would
+	 * restart the walk on one, and the next load find it again; on a
+	 * retry entry it resets the walk, and the load starts it again.
+	 */
+	for (;;) {
+		if (xa_is_zero(entry))
+			entry = NULL;
+		if (!xas_retry(xas, entry))
+			return entry;
+		entry = xas_load(xas);
+	}
+}
+
+/*
  * The page at @idx, or NULL; the caller holds rcu_read_lock() until it is
  * done with the page. This is xa_load() without the RCU section xa_load()
  * opens inside the caller's: one section a page instead of two nested
- * ones (out-of-line calls on PREEMPT_RCU kernels), on every read and write.
+ * ones (out-of-line calls on PREEMPT_RCU kernels). For one page: writes,
+ * zeroing, a pfn; a bio's reads walk with rd_store_lookup_next().
  */
 static struct page *rd_store_lookup(struct rd_device *rd, pgoff_t idx)
 {
 	XA_STATE(xas, &rd->pages, idx);
-	void *entry;
 
-	/*
-	 * As xa_load(): a reserved (zero) entry is a hole. xas_retry() would
-	 * restart the walk on one, and the next load find it again.
-	 */
-	do {
-		entry = xas_load(&xas);
-		if (xa_is_zero(entry))
-			entry = NULL;
-	} while (xas_retry(&xas, entry));
-	return entry;
+	return rd_store_lookup_next(&xas, idx, false);
 }
 
 /*
@@ -310,33 +333,6 @@ EXPORT_SYMBOL_IF_KUNIT(rd_store_read);
  * end.
  */
 #define RD_READ_BATCH	64
-
-/*
- * The page at @idx for a reader walking a bio's pages in order: the page
- * after the one before is one step along the node's slots (xas_next()),
- * not a walk from the root; any other index is walked to. @cont says
- * that @xas was left on the page before by this RCU section.
- */
-static struct page *rd_store_lookup_next(struct xa_state *xas, pgoff_t idx,
-					 bool cont)
-{
-	void *entry;
-
-	if (cont && idx == xas->xa_index + 1) {
-		entry = xas_next(xas);
-	} else {
-		xas_set(xas, idx);
-		entry = xas_load(xas);
-	}
-	/* As rd_store_lookup(): a reserved entry is a hole, a retry reloads. */
-	for (;;) {
-		if (xa_is_zero(entry))
-			entry = NULL;
-		if (!xas_retry(xas, entry))
-			return entry;
-		entry = xas_load(xas);
-	}
-}
 
 /*
  * Read a bio's data into its pages: as rd_store_read() on each piece in

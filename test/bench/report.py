@@ -169,16 +169,16 @@ def at_once(wl, source=None):
 together = {wl: at_once(wl) for wl in WORKLOADS}
 md_together = {wl: at_once(wl, md_pairs) for wl in ("randread-qd32", "randread-qd32-jobs")}
 CHECK_WL = ("randread-qd1-psync", "randread-qd32-jobs")
-PREV_WL = ("randread-qd1-psync", "randread-qd32-jobs", "read-1m", "randread-1m")
-prev_together = {wl: at_once(wl, prev_pairs) for wl in PREV_WL}
+# the read workloads of the previous-rd and mirror-cost pairs (test/bench/guest's readwl)
+READ_WL = ("randread-qd1-psync", "randread-qd32-jobs", "read-1m", "randread-1m")
+prev_together = {wl: at_once(wl, prev_pairs) for wl in READ_WL}
 NULLMEM_WL = ("randread-qd1-psync", "randread-qd32-jobs", "randwrite-qd32", "read-1m", "randread-1m")
 NULLNONE_WL = ("randread-qd1-psync", "randread-qd32-jobs")
 nullmem_together = {wl: at_once(wl, nullmem_pairs) for wl in NULLMEM_WL}
 nullnone_together = {wl: at_once(wl, nullnone_pairs) for wl in NULLNONE_WL}
-OV_WL = ("randread-qd1-psync", "randread-qd32-jobs", "read-1m", "randread-1m")
-mdrd_together = {wl: at_once(wl, mdrd_pairs) for wl in OV_WL}
-mdrd_stats_together = {wl: at_once(wl, mdrd_stats_pairs) for wl in OV_WL}
-mdrd_bitmap_together = {wl: at_once(wl, mdrd_bitmap_pairs) for wl in OV_WL}
+mdrd_together = {wl: at_once(wl, mdrd_pairs) for wl in READ_WL}
+mdrd_stats_together = {wl: at_once(wl, mdrd_stats_pairs) for wl in READ_WL}
+mdrd_bitmap_together = {wl: at_once(wl, mdrd_bitmap_pairs) for wl in READ_WL}
 LAT_CASES = ("hdd", "hdd-raid1", "rd0", "md-rd-hdd", "md-brd-hdd")
 LAT_WL = ("randread-qd1-psync", "randread-qd32")
 latency = {case: {wl: [lat(case, wl, i) for i in range(len(PCTS))] for wl in LAT_WL}
@@ -382,7 +382,7 @@ md.append("rd1 reads page by page as rd did before (an RCU section and a walk fr
           "the xarray's root per 4 KiB; debugfs `read_per_page_mask`), rd0 walks a "
           "bio's pages in one descent; both filled, in one fio run.")
 md.append("")
-md += pair_rows(prev_together, PREV_WL, "rd0", "previous rd")
+md += pair_rows(prev_together, READ_WL, "rd0", "previous rd")
 md.append("")
 md.append("### null_blk: a third RAM disk, and the block layer's floor, at once")
 md.append("")
@@ -411,7 +411,7 @@ md.append("")
 md.append(f"| workload | md0/rd0 | md0/rd0, md0 iostats {'off' if md_stats_on else 'on'} "
           "| md0/rd0, internal bitmap | lowest, highest round (as set up) |")
 md.append("|---|---:|---:|---:|---:|")
-for wl in OV_WL:
+for wl in READ_WL:
     t, st, bt = mdrd_together.get(wl), mdrd_stats_together.get(wl), mdrd_bitmap_together.get(wl)
     md.append(f"| {WORKLOADS[wl]} | {fx(t['ratio'] if t else None)} | "
               f"{fx(st['ratio'] if st else None)} | {fx(bt['ratio'] if bt else None)} | "
