@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The physical limit for make bench: how fast this CPU copies memory, the
- * only work a RAM disk does per byte. Two figures, on one CPU (the caller
+ * only work a RAM disk does per byte. Three figures, on one CPU (the caller
  * pins it with taskset if it wants):
  *
  *   1 MiB copies: memcpy() of 1 MiB blocks from random places in a source
@@ -13,9 +13,7 @@
  *   1 MiB copies in 8-byte moves: the 1 MiB copies again, in the kernel's
  *   own instructions on x86-64 without FSRM (memcpy_orig's loop: four
  *   8-byte loads, then four stores), the ceiling for any copy the kernel
- *   makes where glibc's memcpy() moves 32 bytes at a time (AVX2). Under
- *   TCG the cost is per instruction, so the two differ there far more
- *   than on hardware, where both wait on memory.
+ *   makes, beside glibc's memcpy(), which may use wider moves (AVX2).
  *
  *   memcpy-bw [SECONDS [SOURCE_MIB]]      prints one JSON object
  */
@@ -155,6 +153,7 @@ int main(int argc, char **argv)
 	n_moves = HAVE_8BYTE_MOVES ?
 		copy_loop(dst, src, src_size, MIB, true, secs, &t_moves) : 0;
 	/* a figure of a loop that does not copy would be no figure */
+	memset(dst, 0, MIB);
 	copy_8byte_moves(dst, src + src_size - MIB, MIB);
 	if (memcmp(dst, src + src_size - MIB, MIB) != 0) {
 		fprintf(stderr, "memcpy-bw: the 8-byte-move copy is wrong\n");
