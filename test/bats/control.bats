@@ -122,7 +122,7 @@ teardown() { rd_common_teardown; }
 }
 
 @test "preallocation takes all its memory at once and gives all of it back" {
-	local half_mib size free0 free1 free2
+	local half_mib size free0 free1 free2 base
 	free0=$(mem_free_kib)
 	half_mib=$(awk '/^MemAvailable:/ { print int($2 / 2048) }' /proc/meminfo)
 	# half of what is available: pages the kernel really hands out (at
@@ -132,12 +132,17 @@ teardown() { rd_common_teardown; }
 	rd_add "$size" prealloc
 	[ "$(rd_allocated rd0)" = "$size" ]
 	free1=$(mem_free_kib)
-	echo "free before $free0 KiB, with the disk $free1 KiB, size $((size / 1024)) KiB"
-	# taken at attach, before any write: the size, less 16 MiB of slack
-	[ $((free0 - free1)) -gt $((size / 1024 - 16384)) ]
 	rd_remove rd0
 	free2=$(mem_free_kib)
-	echo "after detach $free2 KiB"
+	echo "free before $free0 KiB, with the disk $free1 KiB, after detach $free2 KiB, size $((size / 1024)) KiB"
+	# Taken at attach, before any write: the size, less 16 MiB of slack.
+	# Against the higher of the two baselines: the rest of the guest can
+	# free a few tens of MiB of its own between two readings (a CI run saw
+	# 25 MiB appear between "before" and "with the disk"), which makes one
+	# baseline low but not both; a disk that took nothing fails with either.
+	base=$((free0 > free2 ? free0 : free2))
+	[ $((base - free1)) -gt $((size / 1024 - 16384)) ]
+	# All of it back: within 16 MiB of where it was before the attach.
 	[ $((free0 - free2)) -lt 16384 ]
 }
 
