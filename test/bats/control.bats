@@ -149,6 +149,7 @@ teardown() { rd_common_teardown; }
 # The size passes the control device's check (below the RAM size) but not the
 # store's (above MemAvailable): refused before the first page is taken.
 @test "preallocation larger than available memory fails with ENOMEM and frees everything" {
+	local total free_before free_after free_again kept
 	free_before=$(mem_free_kib)
 	total=$(($(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) * 1024))
 	run rd-ioctl add size=$(((total / 4096 - 256) * 4096)) flags=1
@@ -156,8 +157,18 @@ teardown() { rd_common_teardown; }
 	[ "$output" = ENOMEM ]
 	[ ! -e /sys/block/rd0 ]
 	free_after=$(mem_free_kib)
+	# Twice: a refusal that keeps memory keeps it each time, while the
+	# rest of the guest may take some once between two readings (a CI
+	# run saw 26 MiB go elsewhere across one refusal).
+	run rd-ioctl add size=$(((total / 4096 - 256) * 4096)) flags=1
+	[ "$status" = 1 ]
+	[ "$output" = ENOMEM ]
+	free_again=$(mem_free_kib)
+	kept=$((free_before - free_after))
+	kept=$((kept < free_after - free_again ? kept : free_after - free_again))
+	echo "free before $free_before KiB, after a refusal $free_after KiB, after another $free_again KiB"
 	# Within 16 MiB of where it was (page cache and slab move a little).
-	[ $((free_before - free_after)) -lt 16384 ]
+	[ "$kept" -lt 16384 ]
 	# And the machine still works: a normal disk can be made.
 	[ "$(rd_add $((64 * MiB)) prealloc)" = rd0 ]
 }
