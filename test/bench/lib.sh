@@ -68,39 +68,3 @@ ram_at_once() {
 	fi
 	at_once "$@"
 }
-
-# memcpy_source: a tmpfs file of $size bytes of random data at
-# $memcpy_src, which fio's mmap engine reads by memcpy() from its mapping:
-# memcpy of 1 MiB from random places, as a fio job (memcpy_at_once).
-memcpy_src=/run/rdbench-memcpy/src
-memcpy_source() {
-	mkdir -p "${memcpy_src%/*}"
-	mount -t tmpfs -o size=$((size + (16 << 20))) rdbench-memcpy "${memcpy_src%/*}"
-	head -c "$size" /dev/urandom >"$memcpy_src"
-}
-
-# memcpy_at_once RAMDEV WORKLOAD ROUND: RAMDEV's 1 MiB random reads and
-# memcpy() of 1 MiB from random places in a tmpfs file (fio's mmap
-# engine, the same fio around both: job set-up, timing, accounting), in
-# one fio run pinned to one CPU (another each round), the device listed
-# first alternating. Their shares of that CPU's time are equal, so the
-# ratio of their MB/s is that of their cost per MiB.
-memcpy_at_once() {
-	local dev=$1 w=$2 round=$3
-	local -a args pin jobs
-	read -ra args <<<"${wl[$w]}"
-	pin=(--cpus_allowed=$(((round - 1) % cpus)))
-	filled "$dev" "$size"
-	jobs=(--name="$dev" --filename="/dev/$dev" "${args[@]}" "${pin[@]}")
-	local -a mc=(--name=memcpy --filename="$memcpy_src" --rw=randread --bs=1M
-		--ioengine=mmap --iodepth=1 --direct=0 "${pin[@]}")
-	# (--new_group: an option of the second job, after its --name)
-	if ((round % 2)); then
-		jobs=("${jobs[@]}" "${mc[@]}" --new_group)
-	else
-		jobs=("${mc[@]}" "${jobs[@]}" --new_group)
-	fi
-	fio --direct=1 --time_based --runtime="$secs" --ramp_time=1 --group_reporting \
-		--output-format=json --output="$raw/together-memcpy--$w--$round.json" \
-		"${jobs[@]}" >/dev/null
-}

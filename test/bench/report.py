@@ -72,8 +72,6 @@ stat_pairs = {}
 # null_blk with memory and without, md0 against its own rd0 (as set up,
 # md0's statistics the other way, with a bitmap)
 prev_pairs, nullmem_pairs, nullnone_pairs = {}, {}, {}
-# rd0 against memcpy() (fio's mmap engine) at once
-memcpy_pairs = {}
 mdrd_pairs, mdrd_stats_pairs, mdrd_bitmap_pairs = {}, {}, {}
 PAIRS = {"together": (("rd0", "ram0"), pairs), "together-md": (("md0", "md1"), md_pairs),
          "together-aa": (("rd0", "rd1"), aa_pairs),
@@ -81,7 +79,6 @@ PAIRS = {"together": (("rd0", "ram0"), pairs), "together-md": (("md0", "md1"), m
          "together-prev": (("rd0", "rd1"), prev_pairs),
          "together-nullmem": (("rd0", "nullb0"), nullmem_pairs),
          "together-nullnone": (("rd0", "nullb1"), nullnone_pairs),
-         "together-memcpy": (("rd0", "memcpy"), memcpy_pairs),
          "together-mdrd": (("md0", "rd0"), mdrd_pairs),
          "together-mdrd-stats": (("md0", "rd0"), mdrd_stats_pairs),
          "together-mdrd-bitmap": (("md0", "rd0"), mdrd_bitmap_pairs)}
@@ -178,9 +175,8 @@ READ_WL = ("randread-qd1-psync", "randread-qd32-jobs", "read-1m", "randread-1m")
 prev_together = {wl: at_once(wl, prev_pairs) for wl in READ_WL}
 NULLMEM_WL = ("randread-qd1-psync", "randread-qd32-jobs", "randwrite-qd32", "read-1m", "randread-1m")
 NULLNONE_WL = ("randread-qd1-psync", "randread-qd32-jobs", "randread-1m", "randread-fixed-1m")
-# the 1 MiB random reads that memcpy() is measured against, at once
+# the 1 MiB random reads that memcpy() is measured against
 MEMCPY_WL = ("randread-1m", "randread-fixed-1m")
-memcpy_together = {wl: at_once(wl, memcpy_pairs) for wl in MEMCPY_WL}
 nullmem_together = {wl: at_once(wl, nullmem_pairs) for wl in NULLMEM_WL}
 nullnone_together = {wl: at_once(wl, nullnone_pairs) for wl in NULLNONE_WL}
 mdrd_together = {wl: at_once(wl, mdrd_pairs) for wl in READ_WL}
@@ -248,13 +244,10 @@ targets = [
      "value": (md_together["randread-qd32-jobs"] or {}).get("ratio")},
     {"target": "md randwrite (no bitmap) >= 0.95x one HDD", "need": 0.95,
      "value": md_w_hdd},
-    {"target": "rd0 1 MiB random-place read >= 0.9x memcpy (1 MiB, one CPU), psync, in turn",
+    {"target": "rd0 1 MiB random-place read >= 0.9x memcpy (1 MiB, one CPU), psync",
      "need": 0.9, "value": rd_memcpy_1m},
-    {"target": "rd0 1 MiB random-place read >= 0.9x memcpy (1 MiB, one CPU), psync, at once",
-     "need": 0.9, "value": (memcpy_together.get("randread-1m") or {}).get("ratio")},
     {"target": "rd0 1 MiB random-place read >= 0.9x memcpy (1 MiB, one CPU), io_uring "
-     "registered buffers, at once", "need": 0.9,
-     "value": (memcpy_together.get("randread-fixed-1m") or {}).get("ratio")},
+     "registered buffers", "need": 0.9, "value": rd_memcpy_1m_fixed},
     {"target": "rd0 >= 1.0x the previous rd (page by page), 1 MiB random read, at once",
      "need": 1.0, "value": (prev_together.get("randread-1m") or {}).get("ratio")},
 ]
@@ -272,7 +265,6 @@ doc = {
         "md_rd_hdd_over_hdd": md_hdd, "md_rd_over_md_brd": md_rd_brd,
         "rd_randread_1m_over_memcpy_1m": rd_memcpy_1m,
         "rd_randread_fixed_1m_over_memcpy_1m": rd_memcpy_1m_fixed,
-        "rd_over_memcpy_at_once": memcpy_together,
         "rd_read_1m_seq_over_memcpy_1m": rd_memcpy_1m_seq,
         "rd_randread_1m_over_8byte_moves_1m": rd_moves8_1m,
         "rd_over_previous_rd_at_once": prev_together,
@@ -499,15 +491,7 @@ md.append("memcpy is glibc's (AVX2 in this guest). The last row times the same c
           "in the kernel's own instructions (memcpy_orig's loop of 8-byte moves, what "
           "the kernel's memcpy() is without FSRM): the ceiling for a copy the kernel makes.")
 md.append("")
-md.append(f"rd0 and memcpy() at once ({cond.get('together_rounds', '–')} rounds): rd0's 1 MiB "
-          "random reads and fio's mmap engine copying 1 MiB from random places in a "
-          "tmpfs file of the same size (glibc's memcpy() from the mapping into fio's "
-          "buffer), in one fio run on one CPU (another each round), so that each gets "
-          "half of that CPU at the same moments: the ratio is that of the cost per MiB, "
-          "fio's own per-I/O work on both sides.")
-md.append("")
-md += pair_rows(memcpy_together, MEMCPY_WL, "rd0", "memcpy")
-md.append("")
+
 md.append("### Targets")
 md.append("")
 md.append("| target | measured | verdict |")
