@@ -185,6 +185,28 @@ hdd() {
 # shellcheck disable=SC2034 # used by the .bats files that load this
 MiB=$((1 << 20))
 
+# md_stop_zero MD DEV...: stop MD and wipe the md superblocks of DEVs.
+# The moment md lets a member go, udev may see it change and assemble it
+# again (mdadm -I), which holds it open and makes the wipe fail ("Couldn't
+# open /dev/vda for write"): so settle, stop what holds the members, and
+# try again, for up to 10 s; the last try says why it failed.
+md_stop_zero() {
+	local md=$1 d h
+	shift
+	mdadm --stop "$md"
+	for _ in $(seq 50); do
+		udevadm settle
+		for d in "$@"; do
+			for h in "/sys/block/${d#/dev/}/holders/"*; do
+				[[ ! -e "$h" ]] || mdadm --stop "/dev/${h##*/}" >/dev/null 2>&1 || true
+			done
+		done
+		mdadm --zero-superblock "$@" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	mdadm --zero-superblock "$@"
+}
+
 # md_attr ATTR: /sys/block/md0/md/ATTR
 md_attr() { cat "/sys/block/md0/md/$1"; }
 

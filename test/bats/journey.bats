@@ -286,8 +286,7 @@ hdd_write_sectors() {
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[ "$output" = "rdctl: /dev/md0 is degraded (1 member missing): repair it before adding a RAM member" ]
-	mdadm --stop /dev/md0
-	mdadm --zero-superblock "/dev/$H1"
+	md_stop_zero /dev/md0 "/dev/$H1"
 
 	# a resync held back so that it is still running
 	echo 1 >/proc/sys/dev/raid/speed_limit_min

@@ -90,8 +90,7 @@ md_nowait() {
 		--assume-clean --size=$((size_mib * 1024 - 1024)) "/dev/$(hdd 1)" "/dev/$(hdd 2)"
 	md_nowait md1
 	ref=$NOWAIT
-	mdadm --stop /dev/md1
-	mdadm --zero-superblock "/dev/$(hdd 1)" "/dev/$(hdd 2)"
+	md_stop_zero /dev/md1 "/dev/$(hdd 1)" "/dev/$(hdd 2)"
 	echo "NOWAIT on a RAID1 of two disks: ${ref:-taken}"
 	if [[ "$(uname -r)" == 6.* ]]; then
 		[ -z "$ref" ]
