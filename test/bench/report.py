@@ -205,10 +205,13 @@ md_hdd = {wl: ratio(med(c, wl), med("hdd", wl))
           for c in ("md-rd-hdd",)}
 md_rd_brd = {wl: ratio(med("md-rd-hdd", wl), med("md-brd-hdd", wl))
              for wl in ("randread-qd32", "randread-qd32-jobs", "randwrite-qd32")}
-rd_memcpy_1m = ratio(med("rd0", "randread-1m", "mb"), memcpy["copy_1m_mb_per_s"])
-rd_memcpy_1m_fixed = ratio(med("rd0", "randread-fixed-1m", "mb"), memcpy["copy_1m_mb_per_s"])
-# (older runs' memcpy.json has no 8-byte-move figure)
-rd_moves8_1m = ratio(med("rd0", "randread-1m", "mb"), memcpy.get("copy_1m_8byte_moves_mb_per_s"))
+# rd0's 1 MiB random reads over memcpy's 1 MiB copies, and over the same
+# copies in the kernel's 8-byte moves (older runs' memcpy.json has none)
+rd_memcpy = {wl: ratio(med("rd0", wl, "mb"), memcpy["copy_1m_mb_per_s"]) for wl in MEMCPY_WL}
+rd_moves8 = {wl: ratio(med("rd0", wl, "mb"), memcpy.get("copy_1m_8byte_moves_mb_per_s"))
+             for wl in MEMCPY_WL}
+rd_memcpy_1m, rd_memcpy_1m_fixed = rd_memcpy["randread-1m"], rd_memcpy["randread-fixed-1m"]
+rd_moves8_1m = rd_moves8["randread-1m"]
 rd_memcpy_1m_seq = ratio(med("rd0", "read-1m", "mb"), memcpy["copy_1m_mb_per_s"])
 rd_memcpy_4k = ratio(med("rd0", "randread-qd1-psync"), memcpy["copy_4k_per_s"])
 bitmap_cost = ratio(med("md-rd-hdd-bitmap", "randwrite-qd32"), med("md-rd-hdd", "randwrite-qd32"))
@@ -417,16 +420,14 @@ for wl in NULLNONE_WL:
                   f"({t['ratio']:.2f}x) in this run: there null_blk's blk-mq path (a "
                   "request and a tag per bio) cost more than all of rd's work.")
 for wl in MEMCPY_WL:
-    t = nullnone_together.get(wl)
-    to_memcpy = ratio(med("rd0", wl, "mb"), memcpy["copy_1m_mb_per_s"])
-    to_moves8 = ratio(med("rd0", wl, "mb"), memcpy.get("copy_1m_8byte_moves_mb_per_s"))
+    t, to_memcpy = nullnone_together.get(wl), rd_memcpy[wl]
     if not t or not to_memcpy:
         continue
     # rd0's time per MiB, in parts measured apart: the floor (null_blk's
     # share, at once), one copy of the MiB at the kernel's copy rate (the
     # 8-byte moves, in turn; glibc's memcpy() for older runs), the residual
     floor = t["ratio"]
-    copy = to_moves8 or to_memcpy
+    copy = rd_moves8[wl] or to_memcpy
     rest = 1 - floor - copy
     shown = (f"{rest * 100:.0f}%" if rest >= 0.005
              else "below what parts measured apart resolve")
@@ -491,7 +492,6 @@ md.append("memcpy is glibc's (AVX2 in this guest). The last row times the same c
           "in the kernel's own instructions (memcpy_orig's loop of 8-byte moves, what "
           "the kernel's memcpy() is without FSRM): the ceiling for a copy the kernel makes.")
 md.append("")
-
 md.append("### Targets")
 md.append("")
 md.append("| target | measured | verdict |")
