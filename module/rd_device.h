@@ -58,7 +58,12 @@ struct rd_device {
 	struct gendisk *disk;
 	struct xarray pages;	/* page index -> struct page */
 	atomic_long_t nr_pages;	/* pages in @pages, for allocated_bytes */
-	atomic_long_t bad_pages;	/* pages found broken */
+	/*
+	 * Pages found broken. Counted before any page can carry
+	 * page->private bits (see rd_store_page_plain()), so that while it
+	 * is 0 I/O need not read the struct page.
+	 */
+	atomic_long_t bad_pages;
 	atomic_long_t replaced_pages;	/* broken pages retired by a write */
 };
 
@@ -94,6 +99,15 @@ static inline u64 rd_store_bytes(struct rd_device *rd)
 {
 	return (u64)atomic_long_read(&rd->nr_pages) << PAGE_SHIFT;
 }
+
+/*
+ * rd_hwpoison.c: set once memory_failure() has run since the module
+ * loaded (or from the start where rd cannot hear of it); until then no
+ * store page can carry the hwpoison flag and reads do not look.
+ */
+extern bool rd_hwpoison_seen;
+void rd_hwpoison_init(void);
+void rd_hwpoison_exit(void);
 
 /* rd_io.c: the bio path */
 void rd_submit_bio(struct bio *bio);

@@ -64,6 +64,27 @@ static bool rd_page_broken(struct page *page)
 	return PageHWPoison(page) || (READ_ONCE(page->private) & RD_PAGE_BROKEN);
 }
 
+/*
+ * Whether @rd's pages, the one just looked up among them, are plain data
+ * with nothing to check in their struct page: no page of @rd has been
+ * found broken (so none carries page->private bits: a broken page is
+ * counted before the xarray can show the page put in its place), and no
+ * memory failure has been reported (so none carries the hwpoison flag;
+ * rd_hwpoison.c). Then I/O does not read the struct page, a cache miss and
+ * a TLB miss per 4 KiB on a large disk that brd does not pay either.
+ */
+static bool rd_store_page_plain(struct rd_device *rd)
+{
+	/*
+	 * The page's pointer was read before the count: pairs with the
+	 * barrier that orders the count before xa_cmpxchg() publishes the
+	 * new page in rd_store_replace().
+	 */
+	smp_rmb();
+	return likely(!atomic_long_read(&rd->bad_pages) &&
+		      !READ_ONCE(rd_hwpoison_seen));
+}
+
 /* The chunks [off, off + len) touches, and those it covers whole. */
 static unsigned long rd_chunks_touched(unsigned int off, unsigned int len)
 {
@@ -280,6 +301,8 @@ static int rd_store_copy_out(struct rd_device *rd, struct page *page,
 		memzero_page(dst, dst_off, len);
 		goto done;
 	}
+	if (rd_store_page_plain(rd))
+		goto copy;
 	/* 0 on every page but a broken or mended one: read once, masks only then */
 	missing = READ_ONCE(page->private);
 	if (unlikely(PageHWPoison(page) || (missing & RD_PAGE_BROKEN)))
@@ -289,6 +312,7 @@ static int rd_store_copy_out(struct rd_device *rd, struct page *page,
 				   rd->index, (unsigned long long)sector);
 		return -EIO;
 	}
+copy:
 	from = kmap_local_page(page);
 	to = kmap_local_page(dst);
 	left = rd_store_copy_mc(to + dst_off, from + off, len);
@@ -403,15 +427,20 @@ static int rd_store_replace(struct rd_device *rd, pgoff_t idx,
 	if (src)
 		memcpy_page(page, off, src, src_off, len);
 	set_page_private(page, RD_PAGE_MISSING_ALL & ~rd_chunks_covered(off, len));
+	/*
+	 * A page never read since it broke is counted here, before the new
+	 * page with its missing chunks can be seen: readers that find the
+	 * count 0 do not look at page->private (rd_store_page_plain()).
+	 * @old is broken whether or not it is still in place.
+	 */
+	if (!test_and_set_bit(RD_PAGE_BROKEN_BIT, &old->private))
+		atomic_long_inc(&rd->bad_pages);
 	cur = xa_cmpxchg(&rd->pages, idx, old, page, gfp | __GFP_NOWARN);
 	if (cur != old) {
 		set_page_private(page, 0);
 		__free_page(page);
 		return xa_is_err(cur) ? xa_err(cur) : -EAGAIN;
 	}
-	/* A page never read since it broke is counted here. */
-	if (!test_and_set_bit(RD_PAGE_BROKEN_BIT, &old->private))
-		atomic_long_inc(&rd->bad_pages);
 	atomic_long_inc(&rd->replaced_pages);
 	pr_warn_ratelimited("rd%d: page at sector %llu replaced after a memory error\n",
 			    rd->index, (unsigned long long)idx << RD_PAGE_SECTORS_SHIFT);
@@ -420,11 +449,12 @@ static int rd_store_replace(struct rd_device *rd, pgoff_t idx,
 
 /*
  * Into a page that holds data, or chunks of it yet to be written: copy
- * (zero, if @src is NULL) then mark what is now whole as written.
+ * (zero, if @src is NULL) then mark what is now whole as written. @plain:
+ * rd_store_page_plain() said no page of the disk has chunks to mark.
  */
 static void rd_page_fill(struct page *page, struct page *src,
 			 unsigned int src_off, unsigned int off,
-			 unsigned int len)
+			 unsigned int len, bool plain)
 {
 	unsigned long done;
 	unsigned int chunk;
@@ -433,6 +463,8 @@ static void rd_page_fill(struct page *page, struct page *src,
 		memcpy_page(page, off, src, src_off, len);
 	else
 		memzero_page(page, off, len);
+	if (plain)
+		return;
 	if (unlikely(READ_ONCE(page->private))) {
 		done = rd_chunks_covered(off, len);
 		/* The data first: a chunk marked written holds it. */
@@ -452,14 +484,15 @@ int rd_store_write(struct rd_device *rd, sector_t sector, struct page *src,
 	pgoff_t idx = rd_sector_page(sector);
 	unsigned int off = rd_sector_offset(sector);
 	struct page *page, *old;
-
+	bool plain;
 	int err;
 
 	for (;;) {
 		rcu_read_lock();
 		page = rd_store_lookup(rd, idx);
-		if (page && likely(!rd_page_broken(page))) {
-			rd_page_fill(page, src, src_off, off, len);
+		plain = page && rd_store_page_plain(rd);
+		if (page && (plain || !rd_page_broken(page))) {
+			rd_page_fill(page, src, src_off, off, len, plain);
 			rcu_read_unlock();
 			return 0;
 		}
@@ -505,12 +538,14 @@ static void rd_store_zero(struct rd_device *rd, pgoff_t idx, unsigned int off,
 			  unsigned int len, gfp_t gfp)
 {
 	struct page *page;
+	bool plain;
 
 	do {
 		rcu_read_lock();
 		page = rd_store_lookup(rd, idx);
-		if (page && likely(!rd_page_broken(page))) {
-			rd_page_fill(page, NULL, 0, off, len);
+		plain = page && rd_store_page_plain(rd);
+		if (page && (plain || !rd_page_broken(page))) {
+			rd_page_fill(page, NULL, 0, off, len, plain);
 			page = NULL;
 		}
 		rcu_read_unlock();
