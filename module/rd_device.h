@@ -59,11 +59,12 @@ struct rd_device {
 	struct xarray pages;	/* page index -> struct page */
 	atomic_long_t nr_pages;	/* pages in @pages, for allocated_bytes */
 	/*
-	 * Pages found broken. Counted before any page can carry
-	 * page->private bits (see rd_store_page_plain()), so that while it
-	 * is 0 I/O need not read the struct page.
+	 * A page of the disk has been found broken: set before any page can
+	 * carry page->private bits, so that until then I/O need not read the
+	 * struct page (rd_store_page_plain()). Never cleared.
 	 */
-	atomic_long_t bad_pages;
+	bool marked;
+	atomic_long_t bad_pages;	/* pages found broken */
 	atomic_long_t replaced_pages;	/* broken pages retired by a write */
 };
 

@@ -67,22 +67,28 @@ static bool rd_page_broken(struct page *page)
 /*
  * Whether @rd's pages, the one just looked up among them, are plain data
  * with nothing to check in their struct page: no page of @rd has been
- * found broken (so none carries page->private bits: a broken page is
- * counted before the xarray can show the page put in its place), and no
- * memory failure has been reported (so none carries the hwpoison flag;
- * rd_hwpoison.c). Then I/O does not read the struct page, a cache miss and
- * a TLB miss per 4 KiB on a large disk that brd does not pay either.
+ * found broken (rd->marked, set before any page carries page->private
+ * bits), and no memory failure has been reported (so none carries the
+ * hwpoison flag; rd_hwpoison.c). Then I/O does not read the struct page,
+ * a cache miss and a TLB miss per 4 KiB on a large disk, which brd does
+ * not pay either.
  */
 static bool rd_store_page_plain(struct rd_device *rd)
 {
 	/*
-	 * The page's pointer was read before the count: pairs with the
-	 * barrier that orders the count before xa_cmpxchg() publishes the
-	 * new page in rd_store_replace().
+	 * The page's pointer was read before rd->marked: pairs with the
+	 * release with which xa_cmpxchg() publishes, after setting it, the
+	 * page rd_store_replace() puts in a broken one's place.
 	 */
 	smp_rmb();
-	return likely(!atomic_long_read(&rd->bad_pages) &&
-		      !READ_ONCE(rd_hwpoison_seen));
+	return likely(!READ_ONCE(rd->marked) && !READ_ONCE(rd_hwpoison_seen));
+}
+
+/* A page of @rd is about to carry page->private bits. */
+static void rd_store_mark(struct rd_device *rd)
+{
+	if (!READ_ONCE(rd->marked))
+		WRITE_ONCE(rd->marked, true);
 }
 
 /* The chunks [off, off + len) touches, and those it covers whole. */
@@ -203,6 +209,7 @@ void rd_store_module_exit(void)
 void rd_store_init(struct rd_device *rd)
 {
 	xa_init(&rd->pages);
+	rd->marked = false;
 	atomic_long_set(&rd->nr_pages, 0);
 	atomic_long_set(&rd->bad_pages, 0);
 	atomic_long_set(&rd->replaced_pages, 0);
@@ -278,6 +285,7 @@ static struct page *rd_store_lookup(struct rd_device *rd, pgoff_t idx)
 static void rd_store_read_failed(struct rd_device *rd, struct page *page,
 				 sector_t sector)
 {
+	rd_store_mark(rd);
 	if (!test_and_set_bit(RD_PAGE_BROKEN_BIT, &page->private))
 		atomic_long_inc(&rd->bad_pages);
 	pr_err_ratelimited("rd%d: memory error at sector %llu, read failed\n",
@@ -428,19 +436,19 @@ static int rd_store_replace(struct rd_device *rd, pgoff_t idx,
 		memcpy_page(page, off, src, src_off, len);
 	set_page_private(page, RD_PAGE_MISSING_ALL & ~rd_chunks_covered(off, len));
 	/*
-	 * A page never read since it broke is counted here, before the new
-	 * page with its missing chunks can be seen: readers that find the
-	 * count 0 do not look at page->private (rd_store_page_plain()).
-	 * @old is broken whether or not it is still in place.
+	 * Before the new page with its missing chunks can be seen: I/O that
+	 * finds rd->marked unset does not look at page->private.
 	 */
-	if (!test_and_set_bit(RD_PAGE_BROKEN_BIT, &old->private))
-		atomic_long_inc(&rd->bad_pages);
+	rd_store_mark(rd);
 	cur = xa_cmpxchg(&rd->pages, idx, old, page, gfp | __GFP_NOWARN);
 	if (cur != old) {
 		set_page_private(page, 0);
 		__free_page(page);
 		return xa_is_err(cur) ? xa_err(cur) : -EAGAIN;
 	}
+	/* A page never read since it broke is counted here. */
+	if (!test_and_set_bit(RD_PAGE_BROKEN_BIT, &old->private))
+		atomic_long_inc(&rd->bad_pages);
 	atomic_long_inc(&rd->replaced_pages);
 	pr_warn_ratelimited("rd%d: page at sector %llu replaced after a memory error\n",
 			    rd->index, (unsigned long long)idx << RD_PAGE_SECTORS_SHIFT);
