@@ -515,6 +515,8 @@ with open(os.path.join(out, "chart-setups.dat"), "w", encoding="utf-8") as f:
                 f"{med(case, 'randwrite-qd32') or 0}\n")
 with open(os.path.join(out, "chart-ratios.dat"), "w", encoding="utf-8") as f:
     for wl, label in WORKLOADS.items():
+        # three short lines under each cluster, or neighbours' labels meet
+        label = label.replace(" registered buffers", ", registered bufs")
         label = label.replace(", ", "\\n")
         f.write(f"\"{label}\" {rd_brd.get(wl) or 0} {together_ratio.get(wl) or 0} "
                 f"{stats_cost.get(wl) or 0}\n")
@@ -541,7 +543,7 @@ unset logscale y
 set ylabel "ratio"
 set yrange [0:*]
 set title "rd0 / brd per workload (1.0 = as fast as brd)"
-set key top right
+set key top left
 set bmargin 4
 set xtics norotate noenhanced
 plot "{out}/chart-ratios.dat" using 2:xtic(1) title "rd0 / brd, in turn", \\
