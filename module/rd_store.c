@@ -483,6 +483,24 @@ static void rd_page_fill(struct page *page, struct page *src,
 }
 
 /*
+ * Fill @page (in @rd's store, under the caller's RCU section) as
+ * rd_page_fill() does, unless it is broken: then nothing is written and
+ * false is returned, for the caller to put a new page in its place.
+ */
+static bool rd_page_fill_unless_broken(struct rd_device *rd,
+				       struct page *page, struct page *src,
+				       unsigned int src_off, unsigned int off,
+				       unsigned int len)
+{
+	bool plain = rd_store_page_plain(rd);
+
+	if (!plain && rd_page_broken(page))
+		return false;
+	rd_page_fill(page, src, src_off, off, len, plain);
+	return true;
+}
+
+/*
  * Copy @len bytes from @src to @sector (within one page), allocating the
  * page with @gfp if it is not there yet. Returns 0 or -ENOMEM.
  */
@@ -492,15 +510,13 @@ int rd_store_write(struct rd_device *rd, sector_t sector, struct page *src,
 	pgoff_t idx = rd_sector_page(sector);
 	unsigned int off = rd_sector_offset(sector);
 	struct page *page, *old;
-	bool plain;
 	int err;
 
 	for (;;) {
 		rcu_read_lock();
 		page = rd_store_lookup(rd, idx);
-		plain = page && rd_store_page_plain(rd);
-		if (page && (plain || !rd_page_broken(page))) {
-			rd_page_fill(page, src, src_off, off, len, plain);
+		if (page && rd_page_fill_unless_broken(rd, page, src, src_off,
+						       off, len)) {
 			rcu_read_unlock();
 			return 0;
 		}
@@ -546,16 +562,13 @@ static void rd_store_zero(struct rd_device *rd, pgoff_t idx, unsigned int off,
 			  unsigned int len, gfp_t gfp)
 {
 	struct page *page;
-	bool plain;
 
 	do {
 		rcu_read_lock();
 		page = rd_store_lookup(rd, idx);
-		plain = page && rd_store_page_plain(rd);
-		if (page && (plain || !rd_page_broken(page))) {
-			rd_page_fill(page, NULL, 0, off, len, plain);
+		if (page && rd_page_fill_unless_broken(rd, page, NULL, 0, off,
+						       len))
 			page = NULL;
-		}
 		rcu_read_unlock();
 	} while (page && rd_store_replace(rd, idx, page, NULL, 0, off, len,
 					  gfp) == -EAGAIN);
