@@ -12,8 +12,11 @@ Rules (stated in hot.md too):
   from t=0 (the moment the reader and the warming were started, 0 I/Os);
 - steady rate: the median of the intervals ending in the last 10 s;
 - a curve still rising at its end (median of its last 5 s above 1.15x that
-  of the 5 s before) has no steady rate inside the bench's time: its time
-  to hot is "> SECONDS s", never a number;
+  of the 5 s before, and above that of every earlier 5 s: a rate it never
+  had before) has no steady rate inside the bench's time: its time to hot
+  is "> SECONDS s", never a number. A curve that had the rate earlier and
+  ends on a climb back from a dip (the host's swings under TCG) is not
+  rising;
 - time to hot: the start of the first of 3 consecutive intervals (about
   3 s) at or above 90% of the steady rate.
 """
@@ -104,6 +107,13 @@ def analyse(iv, limit):
     prev5 = [r for a, b, r in iv if end - STEADY_WINDOW < b <= end - STEADY_WINDOW / 2]
     steady = statistics.median(tail)
     rising = bool(last5 and prev5) and statistics.median(last5) > RISING * statistics.median(prev5)
+    # every earlier whole 5 s window (a median of about five intervals,
+    # which one interval's burst does not move), one ending at each
+    # interval's end
+    earlier = [statistics.median([r for a, b, r in iv if e - STEADY_WINDOW / 2 < b <= e])
+               for _, e, _ in iv if iv[0][0] + STEADY_WINDOW / 2 <= e <= end - STEADY_WINDOW / 2]
+    if rising and earlier and statistics.median(last5) <= max(earlier):
+        rising = False
     hot = None
     if not rising:
         for i in range(len(iv) - HOT_RUN + 1):
@@ -194,7 +204,7 @@ with open(os.path.join(out, "hot.json"), "w", encoding="utf-8") as f:
     json.dump({"command": command, "conditions": cond, "rules": {
         "steady": f"median of the last {STEADY_WINDOW:.0f} s",
         "hot": f"start of the first {HOT_RUN} consecutive ~1 s intervals >= {HOT_FRACTION:.0%} of steady",
-        "still_rising": f"median of the last 5 s > {RISING}x the 5 s before"},
+        "still_rising": f"median of the last 5 s > {RISING}x the 5 s before and > every earlier 5 s"},
         "runs": results, "scaling": scale}, f, indent=1)
     f.write("\n")
 
@@ -227,8 +237,8 @@ md += ["",
        "from fio's JSON status. Steady rate: the median of the last 10 s; time to hot: the start "
        "of the first 3 consecutive seconds at or above 90% of it (for O_DIRECT on 1. and 2. the "
        "steady rate is the disks' own). \"rd0 in sync\": rd0 in_sync, md idle, the warm start's "
-       "copy over (polled every 0.2 s; md reads rd0 from its re-add, a little earlier). \"> N s\": the curve was still rising at its end "
-       "(no steady rate inside the bench's time): the data set is too large for it.", ""]
+       "copy over (polled every 0.2 s; md reads rd0 from its re-add, a little earlier). \"> N s\": the curve was still rising at its end, "
+       "at a rate it had not had before (no steady rate inside the bench's time): the data set is too large for it.", ""]
 pc_text = (f"{pc:.0f} s" if pc is not None else f"more than {limit} s")
 sent = (f"Scaling: the page cache warms at the disks' random rate, each 4 KiB page missed once: "
         f"{pages:,} pages at the {disk_iops:,} IOPS measured with O_DIRECT is ~{dur(model_s)} "
