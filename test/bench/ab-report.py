@@ -5,26 +5,16 @@ and the work tree's over REV's, from OUT/raw/ab-{a,b}--WORKLOAD--ROUND.json.
     ab-report.py OUT COMMAND REV
 Writes OUT/ab.json and OUT/ab.md and prints the table.
 """
-import glob
 import json
 import os
-import re
 import statistics
 import sys
 
+from at_once import pair_ratios
+
 out, command, rev = sys.argv[1], sys.argv[2], sys.argv[3]
 # (module, workload) -> {round: rd0/brd}
-ratios = {}
-for path in sorted(glob.glob(os.path.join(out, "raw", "ab-*.json"))):
-    m = re.match(r"ab-([ab])--(.+)--(\d+)\.json$", os.path.basename(path))
-    if not m:
-        continue
-    mod, wl, rnd = m.group(1), m.group(2), int(m.group(3))
-    with open(path, encoding="utf-8") as f:
-        got = {job["jobname"]: job["read"]["iops"] for job in json.load(f)["jobs"]}
-    if set(got) != {"rd0", "ram0"} or not got["ram0"]:
-        sys.exit(f"ab-report: {path} holds jobs {sorted(got)}, not rd0 and ram0 with reads")
-    ratios.setdefault((mod, wl), {})[rnd] = got["rd0"] / got["ram0"]
+ratios = pair_ratios(out, r"ab-([ab])--(.+)--(\d+)\.json$", lambda mod: ("rd0", "ram0"), "ab-report")
 
 rows = []
 for wl in sorted({wl for _, wl in ratios}):

@@ -7,12 +7,13 @@ dso,sym) as CPU time per read, with the driver's own part apart.
     md-profile-report.py OUT COMMAND REVISION
 Writes OUT/md-profile.json and OUT/md-profile.md and prints the latter.
 """
-import glob
 import json
 import os
 import re
 import statistics
 import sys
+
+from at_once import pair_ratios
 
 out, command, revision = sys.argv[1], sys.argv[2], sys.argv[3]
 # perf record's rate (test/bench/md-profile-guest): a cpu-clock sample
@@ -29,18 +30,7 @@ DRIVER_SYMS = {"memcpy", "memcpy_orig", "__memcpy", "copy_mc_to_kernel",
 # A CPU with nothing to run (the guest's halt).
 IDLE = {"pv_native_safe_halt", "default_idle", "native_safe_halt", "acpi_idle_do_entry"}
 
-ratios = {}
-for path in sorted(glob.glob(os.path.join(out, "raw", "*.json"))):
-    m = re.match(r"(md|bare)--(.+)--(\d+)\.json$", os.path.basename(path))
-    if not m:
-        continue
-    case, wl, rnd = m.group(1), m.group(2), int(m.group(3))
-    with open(path, encoding="utf-8") as f:
-        got = {job["jobname"]: job["read"]["iops"] for job in json.load(f)["jobs"]}
-    a, b = PAIRS[case]
-    if set(got) != {a, b} or not got[b]:
-        sys.exit(f"md-profile-report: {path} holds jobs {sorted(got)}, not {a} and {b} with reads")
-    ratios.setdefault((case, wl), {})[rnd] = got[a] / got[b]
+ratios = pair_ratios(out, r"(md|bare)--(.+)--(\d+)\.json$", PAIRS.get, "md-profile-report")
 if not ratios:
     sys.exit(f"md-profile-report: no at-once results in {out}/raw")
 
