@@ -107,13 +107,13 @@ def analyse(iv, limit):
     prev5 = [r for a, b, r in iv if end - STEADY_WINDOW < b <= end - STEADY_WINDOW / 2]
     steady = statistics.median(tail)
     rising = bool(last5 and prev5) and statistics.median(last5) > RISING * statistics.median(prev5)
-    # every earlier whole 5 s window (a median of about five intervals,
-    # which one interval's burst does not move), one ending at each
-    # interval's end
-    earlier = [statistics.median([r for a, b, r in iv if e - STEADY_WINDOW / 2 < b <= e])
-               for _, e, _ in iv if iv[0][0] + STEADY_WINDOW / 2 <= e <= end - STEADY_WINDOW / 2]
-    if rising and earlier and statistics.median(last5) <= max(earlier):
-        rising = False
+    if rising:
+        # every earlier whole 5 s window (a median of about five intervals,
+        # which one interval's burst does not move), one ending at each
+        # interval's end
+        earlier = [statistics.median([r for a, b, r in iv if e - STEADY_WINDOW / 2 < b <= e])
+                   for _, e, _ in iv if iv[0][0] + STEADY_WINDOW / 2 <= e <= end - STEADY_WINDOW / 2]
+        rising = not earlier or statistics.median(last5) > max(earlier)
     hot = None
     if not rising:
         for i in range(len(iv) - HOT_RUN + 1):
