@@ -419,3 +419,30 @@ int initramfs_refresh(bool dry_run, char **cmd, char **msg)
 	free(dracut);
 	return r;
 }
+
+int mdadm_conf_fit_count(const char *uuid, char **note)
+{
+	char *cmd = NULL, *msg = NULL;
+	bool changed = false;
+	int r;
+
+	*note = NULL;
+	r = mdadm_conf_update(NULL, uuid, MDADM_CONF_DROP, -1, false, &changed, &msg);
+	if (r < 0) {
+		*note = msg;
+		return r;
+	}
+	if (!changed)
+		return 0;
+	r = initramfs_refresh(false, &cmd, &msg);
+	if (r > 0) {
+		*note = xasprintf("the initramfs may carry the old mdadm.conf: run %s", cmd);
+	} else if (r < 0) {
+		*note = msg;
+		msg = NULL;
+		r = 1;
+	}
+	free(cmd);
+	free(msg);
+	return r;
+}

@@ -111,4 +111,17 @@ int mdadm_conf_update(const char *path, const char *uuid, int raid_disks, int sp
  */
 int initramfs_refresh(bool dry_run, char **cmd, char **msg);
 
+/*
+ * Before the device count of the array with this UUID changes outside a
+ * command that plans its own steps (the restore finishing an interrupted
+ * --convert): the ARRAY line that names it loses num-devices=, so that it
+ * fits the array before and after the change and a reboot at any moment
+ * assembles it, and the initramfs is made again when the file changed.
+ * 0 when nothing needed a change or all of it was done; > 0 when the file
+ * changed but the administrator must still run the initramfs command
+ * (*note says which); -errno with *note when mdadm.conf could not be
+ * changed (the count must not change then). *note is malloc'd or NULL.
+ */
+int mdadm_conf_fit_count(const char *uuid, char **note);
+
 #endif

@@ -41,6 +41,7 @@
 #include "errors.h"
 #include "lock.h"
 #include "md.h"
+#include "mdadm_conf.h"
 #include "md_ops.h"
 #include "meminfo.h"
 #include "rd_prepare.h"
@@ -348,12 +349,25 @@ static char *join_wm(const struct boot_item *it)
 	return s;
 }
 
-/* "mdadm --grow DEV --raid-devices=N". 0, or -1 with the error on the item. */
+/*
+ * "mdadm --grow DEV --raid-devices=N", after mdadm.conf's entry for the
+ * array has lost num-devices= (mdadm_conf_fit_count()): an entry that
+ * still named the old count would make the next boot's assembly refuse the
+ * array. 0, or -1 with the error on the item.
+ */
 static int grow_to(struct boot_item *it, const char *dev, int n)
 {
-	char *rdn = xasprintf("--raid-devices=%d", n), *msg = NULL;
-	int r = mdadm_call(NULL, &msg, "--grow", dev, rdn, NULL);
+	char *rdn, *msg = NULL;
+	int r = it->uuid ? mdadm_conf_fit_count(it->uuid, &msg) : 0;
 
+	if (r < 0)
+		return boot_item_fail(it, errno_code(-r), msg);
+	if (r > 0)
+		fprintf(stderr, "rdctl: warning: %s: %s\n", dev, msg);
+	free(msg);
+	msg = NULL;
+	rdn = xasprintf("--raid-devices=%d", n);
+	r = mdadm_call(NULL, &msg, "--grow", dev, rdn, NULL);
 	free(rdn);
 	if (r < 0)
 		return boot_item_fail(it, errno_code(-r), msg);
