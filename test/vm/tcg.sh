@@ -1,0 +1,22 @@
+# shellcheck shell=bash disable=SC2034 # (set here, used where sourced)
+# What every TCG guest of the tests gets (sourced by the runners): two
+# settings that make the emulator cheaper without changing what the tests
+# test. docs/TESTING.md has the measurements.
+#
+# RD_TCG_CPU: qemu's "max" CPU without ERMS and FSRM. With either, the
+# guest kernel copies and clears through "rep movsb"/"rep stosb" (memcpy
+# with FSRM; copy_user, clear_page and rd's copy_mc_to_kernel() with
+# ERMS), and TCG runs a rep-prefixed string instruction one element at a
+# time, several times slower than the kernel's unrolled loops, where
+# hardware runs it at memory speed. One guest keeps ERMS so that rd's
+# ERMS copy path stays exercised: RD_TCG_CPU_ERMS, the boot test's verify
+# phase, which reads the mirror's files through the RAM member.
+RD_TCG_CPU="max,erms=off,fsrm=off"
+RD_TCG_CPU_ERMS="max"
+#
+# RD_TCG_APPEND: the guest kernel's command line. norandmaps: user space
+# without address-space randomization (the kernel's own KASLR stays).
+# TCG keys the code it has translated by virtual address, so with every
+# process's libraries at new addresses each fork and exec translates
+# ld.so and libc again; the tests start thousands of processes.
+RD_TCG_APPEND="norandmaps"
