@@ -3,7 +3,10 @@
 #   make                  module/rdmirror.ko (for KDIR, default the running
 #                         kernel) and utils/rdctl
 #   make demo             the main job, in a VM: before/after table
-#   make check            every test (installs its own dependencies)
+#   make check            every test (installs its own dependencies);
+#                         docs/TESTING.md maps what runs where
+#   make check-quick      for development: unit tests, lint and one VM over
+#                         the suites most changes meet (about 10 min)
 #   make check-vm         the VM suite alone, on Debian's 6.1 and 6.12
 #   make check-stress     the concurrency part of it and the torture suite
 #                         (STRESS_MINUTES=N: a soak of N minutes a kernel)
@@ -72,6 +75,9 @@ deps:
 check: deps
 	test/check
 
+check-quick: deps
+	test/check-quick
+
 check-vm: deps tools
 	test/vm/run
 
@@ -108,7 +114,7 @@ clean:
 	-$(MAKE) -C utils clean
 	-test -d "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(CURDIR)/module clean
 
-.PHONY: all module utils tools deps check check-vm check-boot check-stress check-kunit check-crash demo bench fuzz clean
+.PHONY: all module utils tools deps check check-quick check-vm check-boot check-stress check-kunit check-crash demo bench fuzz clean
 
 # --- installation ----------------------------------------------------------
 
