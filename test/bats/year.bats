@@ -118,7 +118,8 @@ reboot_array() {
 	[ "$(slot_of "$rd")" = 0 ]
 	run rdctl --status
 	echo "$output"
-	[[ "$output" == *ram_slot_low* || "$output" == *"slot"* ]]
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"RAM member $rd sits in slot 0, below a persistent member"* ]]
 	run rdctl --refresh /dev/md0 --config "$CONF" --wait
 	echo "$output"
 	[ "$status" -eq 0 ]
