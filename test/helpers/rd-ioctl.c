@@ -7,19 +7,23 @@
  *   rd-ioctl remove|free index=N [version=N] [reserved=N]
  *   rd-ioctl resize index=N size=N [version=N] [reserved=N]
  *   rd-ioctl bogus          (an ioctl number the driver does not know)
+ *   rd-ioctl -t COMMAND ... (the same, timed)
  *
  * "reserved=N" stores N in the last reserved word. Prints the new index
  * for add; on failure prints the errno name (EINVAL, ...) on stdout and
- * exits 1. Usage errors exit 2.
+ * exits 1. Usage errors exit 2. With -t the line starts with the seconds
+ * the ioctl itself took, so that a timing is not a process's start-up.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../module/uapi/rdmirror.h"
@@ -75,9 +79,16 @@ int main(int argc, char **argv)
 		struct rdmirror_resize resize;
 		struct rdmirror_disk disk;
 	} u;
+	struct timespec t0, t1;
 	unsigned long cmd;
+	bool timed = false;
 	int fd, ret;
 
+	if (argc > 1 && !strcmp(argv[1], "-t")) {
+		timed = true;
+		argc--;
+		argv++;
+	}
 	if (argc < 2 || parse_fields(argc - 2, argv + 2, &f))
 		return usage();
 	memset(&u, 0, sizeof(u));
@@ -119,7 +130,14 @@ int main(int argc, char **argv)
 		printf("%s\n", strerrorname_np(errno));
 		return 1;
 	}
+	if (clock_gettime(CLOCK_MONOTONIC, &t0))
+		return 2;
 	ret = ioctl(fd, cmd, &u);
+	if (clock_gettime(CLOCK_MONOTONIC, &t1))
+		return 2;
+	if (timed)
+		printf("%.6f ", (double)(t1.tv_sec - t0.tv_sec) +
+				(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	if (ret < 0) {
 		printf("%s\n", strerrorname_np(errno));
 		close(fd);
