@@ -233,7 +233,8 @@ deb:
 	cp -r debian utils scripts "$(DEB_SRC)/"
 	cp VERSION dkms.conf Makefile README.md "$(DEB_SRC)/"
 	for f in $(MODULE_SRCS); do cp "$$f" "$(DEB_SRC)/$$f"; done
-	rm -f "$(DEB_SRC)"/utils/*.o "$(DEB_SRC)/utils/rdctl"
+	find "$(DEB_SRC)/utils" -name "*.o" -delete
+	rm -f "$(DEB_SRC)/utils/rdctl"
 	printf '%s\n' \
 		"rdmirror ($(VERSION)-$(DEB_REVISION)) unstable; urgency=medium" "" \
 		"  * Release $(VERSION)." "" \
@@ -249,7 +250,8 @@ deb:
 RPM_DIR := build/rpm
 RPM_DATE ?= $(shell LC_ALL=C date -u '+%a %b %d %Y' -d @$$(git log -1 --format=%ct 2>/dev/null || date +%s))
 RPM_FILES := Makefile VERSION dkms.conf README.md debian/copyright rpm scripts \
-	$(filter-out %.o utils/rdctl,$(wildcard utils/*)) $(MODULE_SRCS)
+	$(filter-out %.o utils/rdctl $(patsubst %/,%,$(wildcard utils/*/)),$(wildcard utils/* utils/*/*)) \
+	$(MODULE_SRCS)
 
 rpm:
 	rm -rf "$(RPM_DIR)"

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "config.h"
+#include "lib/config.h"
 #include "fuzz.h"
 
 /* Nothing but blanks before the first '#' (and no NUL byte)? */

@@ -3,7 +3,7 @@
 #   make -C utils -f test/fuzz/fuzz.mk FUZZ_OUT=DIR fuzz-build
 # It reads utils/Makefile for the sources (LIB_SRCS), the preprocessor flags
 # and the libraries, and builds rdctl's objects again with clang and the
-# sanitizers into FUZZ_OUT/obj/ (never utils/*.o, which gcc builds). Each
+# sanitizers into FUZZ_OUT/obj/ (never utils/*/*.o, which gcc builds). Each
 # test/fuzz/fuzz_TARGET.c becomes FUZZ_OUT/bin/fuzz_TARGET.
 #   FUZZ_SRC      where the utils sources are taken from (default utils/);
 #                 a patched copy builds a planted defect away from the tree
@@ -25,13 +25,13 @@ FUZZ_TARGETS ?= $(patsubst $(FUZZ_DIR)/fuzz_%.c,%,$(wildcard $(FUZZ_DIR)/fuzz_*.
 FUZZ_OBJS := $(addprefix $(FUZZ_OUT)/obj/,$(LIB_OBJS))
 FUZZ_LIB := $(FUZZ_OUT)/librdctl-fuzz.a
 FUZZ_BINS := $(addprefix $(FUZZ_OUT)/bin/fuzz_,$(FUZZ_TARGETS))
-FUZZ_HDRS := $(wildcard $(FUZZ_SRC)/*.h) ../module/uapi/rdmirror.h
+FUZZ_HDRS := $(wildcard $(FUZZ_SRC)/*/*.h) ../module/uapi/rdmirror.h
 
 fuzz-build: $(FUZZ_BINS)
 
 $(FUZZ_OUT)/obj/%.o: $(FUZZ_SRC)/%.c $(FUZZ_HDRS) $(VERSION_FILE)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c -o $@ $<
+	$(FUZZ_CC) -I$(FUZZ_SRC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(FUZZ_LIB): $(FUZZ_OBJS)
 	rm -f $@
@@ -40,7 +40,7 @@ $(FUZZ_LIB): $(FUZZ_OBJS)
 # The library's members are pulled in only as a harness needs them.
 $(FUZZ_OUT)/bin/fuzz_%: $(FUZZ_DIR)/fuzz_%.c $(wildcard $(FUZZ_DIR)/*.h) $(FUZZ_LIB) $(FUZZ_HDRS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(CPPFLAGS) -I$(FUZZ_SRC) $(FUZZ_WARN) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer \
+	$(FUZZ_CC) -I$(FUZZ_SRC) $(CPPFLAGS) $(FUZZ_WARN) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer \
 		-o $@ $< $(FUZZ_LIB) $(LDLIBS)
 
 .PHONY: fuzz-build

@@ -5,7 +5,7 @@
  * /proc/self/fd/N. Invariants: config_check.h; config_read() returns 0;
  * and when the input holds no NUL, the result is config_parse_text()'s.
  */
-#include "config.h"
+#include "lib/config.h"
 #include "config_check.h"
 #include "fuzz.h"
 

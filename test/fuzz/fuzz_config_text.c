@@ -6,7 +6,7 @@
  * NUL byte (the config_read target gives whole files, NULs and all).
  * Invariants: config_check.h.
  */
-#include "config.h"
+#include "lib/config.h"
 #include "config_check.h"
 #include "fuzz.h"
 

@@ -15,11 +15,11 @@
  * digits; last_line is NULL only for blank text, else a non-empty piece of
  * the text without a newline or a trailing blank.
  */
-#include "md_ops.c"	/* utils/md_ops.c, by -I */
+#include "md/md_ops.c"	/* utils/md_ops.c, by -I */
 
-#include "config.h"
+#include "lib/config.h"
 #include "fuzz.h"
-#include "proc.h"
+#include "lib/proc.h"
 
 /* The value of the first line "key=...", another way: malloc'd or NULL. */
 static char *reference(const char *text, const char *key)

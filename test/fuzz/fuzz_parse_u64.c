@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "fuzz.h"
-#include "util.h"
+#include "lib/util.h"
 
 static bool reference(const char *s, uint64_t *out)
 {

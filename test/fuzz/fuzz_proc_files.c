@@ -19,8 +19,8 @@
 #include <sys/stat.h>
 
 #include "fuzz.h"
-#include "meminfo.h"
-#include "mounts.h"
+#include "lib/meminfo.h"
+#include "lib/mounts.h"
 
 static int fd = -1;
 

@@ -12,8 +12,8 @@
 #include <rdmirror.h>
 
 #include "fuzz.h"
-#include "md.h"
-#include "sysfs.h"
+#include "md/md.h"
+#include "lib/sysfs.h"
 
 static bool reference(const char *s, unsigned *index)
 {

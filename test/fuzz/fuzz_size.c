@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "fuzz.h"
-#include "size.h"
+#include "lib/size.h"
 
 /* s is digits only (and at least one); *v its value when it fits in 64 bits */
 static bool all_digits(const char *s, size_t len, uint64_t *v, bool *fits)

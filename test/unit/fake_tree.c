@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 static int mkdir_p(char *path)
 {

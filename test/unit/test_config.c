@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "lib/config.h"
 #include "unit.h"
-#include "util.h"
+#include "lib/util.h"
 
 static void good_lines(void)
 {

@@ -15,10 +15,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "config_edit.h"
+#include "lib/config.h"
+#include "lib/config_edit.h"
 #include "unit.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define NLINES(a) (sizeof(a) / sizeof((a)[0]))
 

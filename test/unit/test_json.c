@@ -5,8 +5,8 @@
  */
 #include <stdlib.h>
 
-#include "md.h"
-#include "output_json.h"
+#include "md/md.h"
+#include "status/output_json.h"
 #include "unit.h"
 
 static bool is(json_t *o, const char *key, json_type type)

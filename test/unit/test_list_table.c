@@ -2,7 +2,7 @@
 /* The --list table: column choice, sizes, raw output and its escaping. */
 #include <stdlib.h>
 
-#include "list_table.h"
+#include "status/list_table.h"
 #include "unit.h"
 
 static char *render(const struct list_format *f, const struct rd_disk *d,

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "md_super.h"
+#include "md/md_super.h"
 #include "unit.h"
-#include "util.h"
+#include "lib/util.h"
 
 static void put32(unsigned char *b, size_t off, uint32_t v)
 {

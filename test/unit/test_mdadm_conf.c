@@ -14,10 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config_edit.h"
-#include "mdadm_conf.h"
+#include "lib/config_edit.h"
+#include "md/mdadm_conf.h"
 #include "unit.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define U0 "79387934:aaaad032:f56c6261:de230a86"
 #define U1 "0a1b2c3d:00000000:11111111:22222222"

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 
 #include "fake_tree.h"
-#include "md_ops.h"
+#include "md/md_ops.h"
 #include "unit.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define MiB (1024ULL * 1024)
 

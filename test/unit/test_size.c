@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "size.h"
+#include "lib/size.h"
 #include "unit.h"
 
 static void good(const char *in, uint64_t want)

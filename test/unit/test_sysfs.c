@@ -3,14 +3,14 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "commands.h"
+#include "cli/commands.h"
 #include "fake_tree.h"
-#include "md.h"
-#include "meminfo.h"
-#include "mounts.h"
-#include "sysfs.h"
+#include "md/md.h"
+#include "lib/meminfo.h"
+#include "lib/mounts.h"
+#include "lib/sysfs.h"
 #include "unit.h"
-#include "view.h"
+#include "status/view.h"
 
 static void test_names(void)
 {

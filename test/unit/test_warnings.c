@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "unit.h"
-#include "warnings.h"
+#include "status/warnings.h"
 
 static char s_md0[] = "md0", s_raid1[] = "raid1", s_clean[] = "clean", s_rd0[] = "rd0", s_sdb[] = "sdb",
 	s_sdc[] = "sdc", s_in_sync[] = "in_sync", s_wm[] = "in_sync,write_mostly", s_faulty[] = "faulty",

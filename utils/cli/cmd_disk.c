@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --attach, --detach, --resize, --flush: the commands that change disks. */
+#include "cli/commands.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rdmirror.h>
+
+#include "rd/control.h"
+#include "lib/errors.h"
+#include "lib/lock.h"
+#include "lib/meminfo.h"
+#include "status/output_json.h"
+#include "lib/size.h"
+#include "lib/sysfs.h"
+#include "lib/util.h"
+
+char *busy_message(unsigned index)
+{
+	struct rd_disk d;
+	char *msg;
+
+	if (rd_disk_read(index, &d) < 0)
+		return xasprintf("rd%u is in use: see fuser -v /dev/rd%u", index, index);
+	if (d.nholders && !strncmp(d.holders[0], "md", 2))
+		msg = xasprintf("%s is a member of %s: remove it with mdadm /dev/%s --fail /dev/%s --remove /dev/%s first",
+				d.name, d.holders[0], d.holders[0], d.name, d.name);
+	else if (d.nholders)
+		msg = xasprintf("%s is held by %s: remove %s first (see /sys/block/%s/holders)",
+				d.name, d.holders[0], d.holders[0], d.name);
+	else if (d.mountpoint)
+		msg = xasprintf("%s is mounted on %s: unmount it first", d.name, d.mountpoint);
+	else
+		msg = xasprintf("%s is open by a process: see fuser -v /dev/%s", d.name, d.name);
+	rd_disk_clear(&d);
+	return msg;
+}
+
+/*
+ * Map a kernel errno of an ioctl to one line naming the cause and the way
+ * out. op is "attach", "detach", "resize" or "flush"; index is the disk
+ * (not used for attach); size the requested size (attach, resize).
+ */
+static int kernel_fail(int e, const char *op, unsigned index, uint64_t size, bool prealloc)
+{
+	bool attach = !strcmp(op, "attach"), resize = !strcmp(op, "resize");
+	char *sz = size_mib_str(size), *busy;
+	int rc;
+
+	if (e == EPERM || e == EACCES) {
+		rc = fail_errno(EPERM, "%s needs root (CAP_SYS_ADMIN): run rdctl as root", op);
+	} else if (e == ENOMEM && attach) {
+		rc = fail_errno(e, "not enough memory for a %s disk%s: choose a smaller size or free memory",
+				sz, prealloc ? " (preallocation needs all of it free now)" : "");
+	} else if (e == ENOMEM && resize) {
+		rc = fail_errno(e, "not enough memory to resize rd%u to %s: choose a smaller size or free memory",
+				index, sz);
+	} else if (e == ENOSPC && attach) {
+		rc = fail_errno(e, "the rdmirror module's max_disks limit is reached: detach a disk first, or reload the module with a larger max_disks");
+	} else if ((e == ENODEV || e == ENXIO) && !attach) {
+		rc = fail_errno(ENODEV, "no such disk rd%u: see rdctl --list", index);
+	} else if (e == EBUSY && !attach) {
+		busy = busy_message(index);
+		if (resize)
+			rc = fail_errno(e, "cannot shrink rd%u while it is in use (it can only grow): %s", index, busy);
+		else
+			rc = fail_errno(e, "%s", busy);
+		free(busy);
+	} else if (e == EINVAL && (attach || resize)) {
+		rc = fail_errno(e, "the kernel refused %s as invalid (EINVAL): the size must be a non-zero multiple of 4 KiB, and rdctl %s must match the module version (rdctl --version)",
+				op, RDCTL_VERSION);
+	} else if (e == EINVAL) {
+		rc = fail_errno(e, "the kernel refused %s of rd%u as invalid (EINVAL): rdctl %s must match the module version (rdctl --version)",
+				op, index, RDCTL_VERSION);
+	} else if (e == EINTR) {
+		rc = fail_errno(e, "%s was interrupted: nothing was changed; try again", op);
+	} else if (e == ENOTTY) {
+		rc = fail_errno(e, "the rdmirror module does not know the %s request (ENOTTY): install matching versions of rdctl (%s) and the module (rdctl --version)",
+				op, RDCTL_VERSION);
+	} else if (attach) {
+		rc = fail_errno(e, "attach failed: %s (%s): see dmesg", strerror(e), errno_code(e));
+	} else {
+		rc = fail_errno(e, "%s of rd%u failed: %s (%s): see dmesg", op, index, strerror(e), errno_code(e));
+	}
+	free(sz);
+	return rc;
+}
+
+static int close_control(int fd, int rc)
+{
+	if (close(fd) < 0 && rc == 0)
+		return fail_errno(errno, "closing the rdmirror control device failed: %s", strerror(errno));
+	return rc;
+}
+
+/* Refuse needing more than MemAvailable unless --force. */
+int check_memory(const struct opts *o, uint64_t need, const char *what)
+{
+	struct meminfo mi;
+	char *n, *a;
+	int r;
+
+	if (o->force || need == 0)
+		return 0;
+	r = meminfo_read(&mi);
+	if (r < 0 || !mi.has_available)
+		return fail_errno(r < 0 ? -r : ENOENT,
+				  "cannot read MemAvailable from %s/meminfo to check the size: use --force to go ahead anyway",
+				  proc_root());
+	if (need <= mi.available)
+		return 0;
+	n = size_mib_str(need);
+	a = size_mib_str(mi.available / 1048576 * 1048576);
+	r = fail_errno(ENOMEM, "%s needs %s, more than the available memory (%s): use a smaller size, or --force",
+		       what, n, a);
+	free(n);
+	free(a);
+	return r;
+}
+
+int cmd_attach(const struct opts *o, uint64_t size)
+{
+	unsigned index = 0;
+	int fd, rc, r;
+	char *sz;
+
+	if ((rc = change_begin("attach")))
+		return rc;
+	rc = check_memory(o, size, "attaching this disk");
+	if (rc)
+		return rc;
+	rc = control_open(true, &fd);
+	if (rc)
+		return rc;
+	r = ctl_add(fd, size, o->prealloc, &index);
+	rc = close_control(fd, r < 0 ? kernel_fail(-r, "attach", 0, size, o->prealloc) : 0);
+	if (rc)
+		return rc;
+	if (o->json) {
+		json_t *root = jobj(), *a = jobj();
+
+		jset(a, "name", json_sprintf("%s%u", RDMIRROR_DISK_PREFIX, index));
+		jset(a, "size", ju64(size));
+		jset(a, "preallocated", json_boolean(o->prealloc));
+		jset(root, "attached", a);
+		return json_emit(root);
+	}
+	sz = size_mib_str(size);
+	r = printf("Attached device %s%u of size %s\n", RDMIRROR_DISK_PREFIX, index, sz);
+	free(sz);
+	if (r < 0 || fflush(stdout) == EOF)
+		return fail_errno(EIO, "cannot write to standard output");
+	return 0;
+}
+
+static int emit_simple(const struct opts *o, const char *key, json_t *obj, char *text)
+{
+	int r = 0;
+
+	if (o->json) {
+		json_t *root = jobj();
+
+		jset(root, key, obj);
+		free(text);
+		return json_emit(root);
+	}
+	json_decref(obj);
+	if (printf("%s\n", text) < 0 || fflush(stdout) == EOF)
+		r = fail_errno(EIO, "cannot write to standard output");
+	free(text);
+	return r;
+}
+
+int cmd_detach(const struct opts *o, unsigned index)
+{
+	int fd, rc, r;
+	json_t *obj;
+
+	if ((rc = change_begin("detach")))
+		return rc;
+	rc = control_open(false, &fd);
+	if (rc)
+		return rc;
+	r = ctl_remove(fd, index);
+	rc = close_control(fd, r < 0 ? kernel_fail(-r, "detach", index, 0, false) : 0);
+	if (rc)
+		return rc;
+	obj = jobj();
+	jset(obj, "name", json_sprintf("%s%u", RDMIRROR_DISK_PREFIX, index));
+	return emit_simple(o, "detached", obj, xasprintf("Detached device %s%u", RDMIRROR_DISK_PREFIX, index));
+}
+
+int cmd_resize(const struct opts *o, unsigned index, uint64_t size)
+{
+	struct rd_disk d;
+	uint64_t old;
+	char *a, *b, *text;
+	int fd, rc, r;
+	json_t *obj;
+
+	if ((rc = change_begin("resize")))
+		return rc;
+	r = rd_disk_read(index, &d);
+	if (r == -ENODEV)
+		return fail_errno(ENODEV, "no such disk rd%u: see rdctl --list", index);
+	if (r < 0)
+		return fail_errno(-r, "cannot read %s/block/rd%u: %s", sysfs_root(), index, strerror(-r));
+	old = d.size;
+	rd_disk_clear(&d);
+	if (size > old && (rc = check_memory(o, size - old, "growing this disk")))
+		return rc;
+	rc = control_open(false, &fd);
+	if (rc)
+		return rc;
+	r = ctl_resize(fd, index, size);
+	rc = close_control(fd, r < 0 ? kernel_fail(-r, "resize", index, size, false) : 0);
+	if (rc)
+		return rc;
+	a = size_mib_str(old);
+	b = size_mib_str(size);
+	text = xasprintf("Resized device %s%u from %s to %s", RDMIRROR_DISK_PREFIX, index, a, b);
+	free(a);
+	free(b);
+	obj = jobj();
+	jset(obj, "name", json_sprintf("%s%u", RDMIRROR_DISK_PREFIX, index));
+	jset(obj, "old_size", ju64(old));
+	jset(obj, "size", ju64(size));
+	return emit_simple(o, "resized", obj, text);
+}
+
+int cmd_flush(const struct opts *o, unsigned index)
+{
+	struct rd_disk d;
+	bool has_before = false, has_after = false;
+	uint64_t before = 0, after = 0;
+	char *text, *freed;
+	int fd, rc, r;
+	json_t *obj;
+
+	if ((rc = change_begin("flush")))
+		return rc;
+	if (rd_disk_read(index, &d) == 0) {
+		has_before = d.has_allocated;
+		before = d.allocated;
+		rd_disk_clear(&d);
+	}
+	rc = control_open(false, &fd);
+	if (rc)
+		return rc;
+	r = ctl_free_pages(fd, index);
+	rc = close_control(fd, r < 0 ? kernel_fail(-r, "flush", index, 0, false) : 0);
+	if (rc)
+		return rc;
+	if (rd_disk_read(index, &d) == 0) {
+		has_after = d.has_allocated;
+		after = d.allocated;
+		rd_disk_clear(&d);
+	}
+	if (has_before && has_after) {
+		freed = size_human(before > after ? before - after : 0);
+		text = xasprintf("Flushed device %s%u: freed %s", RDMIRROR_DISK_PREFIX, index, freed);
+		free(freed);
+	} else {
+		text = xasprintf("Flushed device %s%u", RDMIRROR_DISK_PREFIX, index);
+	}
+	obj = jobj();
+	jset(obj, "name", json_sprintf("%s%u", RDMIRROR_DISK_PREFIX, index));
+	jset(obj, "allocated_before", has_before ? ju64(before) : json_null());
+	jset(obj, "allocated", has_after ? ju64(after) : json_null());
+	return emit_simple(o, "flushed", obj, text);
+}

@@ -1,0 +1,811 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --restore: bring every mirror of the configuration back to RAM speed.
+ * For each line of /etc/rdmirror.conf, in order, each one on its own (a
+ * failure is reported and the next mirror is still done):
+ *   1. find the array (by device, /dev/md/NAME or UUID), waiting up to
+ *      RDCTL_RESTORE_TIMEOUT (30 s) for it; half way, "mdadm --assemble
+ *      --scan" for it; an array that sits inactive with only one member
+ *      missing (the RAM member, gone with the power) is started with
+ *      "mdadm --run" at once, one missing more only at the end of the wait
+ *      (the same as mdadm's last-resort timer would do);
+ *   2. an auto-read-only array is made writable ("mdadm --readwrite"),
+ *      or md would hold the recovery back until the first write;
+ *   3. an rd member in sync or rebuilding: already restored, nothing
+ *      changes; a faulty one is removed and detached first;
+ *   4. attach a disk of the configured size (auto: md_member_size()) and
+ *      "mdadm /dev/mdX --add /dev/rdN" (a blank RAM disk has no superblock,
+ *      so mdadm adds it into the free slot and md recovers it in full);
+ *      or, when --release kept the member's superblock (warm_record.h),
+ *      start the warm-up copy that re-adds it under that identity
+ *      (warmup.h): md then recovers only what was written since;
+ *   5. every working persistent member that is not write-mostly:
+ *      "writemostly" > /sys/block/mdX/md/dev-Y/state; never the RAM member;
+ *   6. with --wait, wait until the rd member is in sync (at most --timeout
+ *      seconds, when given).
+ * Root and the lock (lock.h) come first.
+ */
+#include "cli/commands.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rdmirror.h>
+
+#include "mirror/boot.h"
+#include "lib/config.h"
+#include "rd/control.h"
+#include "lib/errors.h"
+#include "lib/lock.h"
+#include "md/md.h"
+#include "md/mdadm_conf.h"
+#include "md/md_ops.h"
+#include "lib/meminfo.h"
+#include "mirror/rd_prepare.h"
+#include "lib/size.h"
+#include "lib/sysfs.h"
+#include "lib/util.h"
+#include "status/view.h"
+#include "mirror/warm_record.h"
+#include "mirror/warmup.h"
+
+#define DEFAULT_TIMEOUT	30
+#define POLL_MS		500
+#define NODE_WAIT_MS	3000
+
+static double restore_timeout(void)
+{
+	const char *s = getenv("RDCTL_RESTORE_TIMEOUT");
+	uint64_t v;
+
+	if (s && parse_u64(s, &v) && v <= 3600)
+		return (double)v;
+	return DEFAULT_TIMEOUT;
+}
+
+static void try_assemble(const struct conf_mirror *m)
+{
+	char *msg = NULL, *arg;
+
+	/* udev's incremental assembly normally does this; this covers hosts
+	 * where it did not run. A failure only means: not (yet) there. */
+	if (m->kind == CONF_UUID) {
+		arg = xasprintf("--uuid=%s", m->uuid);
+		mdadm_call(NULL, &msg, "--assemble", "--scan", arg, NULL);
+	} else {
+		arg = m->kind == CONF_DEVICE ? md_dev_path(m->name) : xasprintf("%s/md/%s", dev_root(), m->name);
+		mdadm_call(NULL, &msg, "--assemble", "--scan", arg, NULL);
+	}
+	free(arg);
+	free(msg);
+}
+
+static bool is_inactive(const struct md_array *a)
+{
+	return !a->array_state || !strcmp(a->array_state, "inactive") || !strcmp(a->array_state, "clear");
+}
+
+static size_t working_members(const struct md_array *a)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->nmembers; i++)
+		n += !a->members[i].faulty;
+	return n;
+}
+
+/*
+ * Step 1: find the array and make sure it runs. 0 and *mdname, or -1 with
+ * the error on the item. *note gets a remark for the summary (or NULL).
+ */
+static int bring_up(struct boot_item *it, const struct conf_mirror *m, char **mdname, char **note)
+{
+	double start = mono_now(), timeout = restore_timeout();
+	bool assembled = false, ran = false;
+
+	*mdname = NULL;
+	*note = NULL;
+	for (;;) {
+		bool late = mono_now() - start >= timeout;
+		char *name = md_array_of_config(m);
+
+		if (name) {
+			struct md_array a;
+			long missing, raid_disks;
+			int r = md_array_read(name, &a);
+
+			if (r < 0) {
+				boot_item_fail(it, errno_code(-r), xasprintf("cannot read %s in %s/block: %s",
+									     name, sysfs_root(), strerror(-r)));
+				free(name);
+				return -1;
+			}
+			free(it->array);
+			it->array = xstrdup(name);
+			if (!is_inactive(&a)) {
+				md_array_clear(&a);
+				*mdname = name;
+				return 0;
+			}
+			/*
+			 * An array that udev's incremental assembly holds but has
+			 * not started shows no raid_disks in sysfs: ask its
+			 * members' superblocks how many it should have.
+			 */
+			raid_disks = a.raid_disks > 0 ? (long)a.raid_disks : md_raid_disks_on_disk(name);
+			missing = raid_disks > 0 ? raid_disks - (long)working_members(&a) : -1;
+			md_array_clear(&a);
+			if ((missing >= 0 && missing <= 1 && !ran) || late) {
+				char *dev = md_dev_path(name), *msg = NULL;
+				int rr = mdadm_call(NULL, &msg, "--run", dev, NULL);
+
+				ran = true;
+				free(dev);
+				if (md_array_read(name, &a) == 0) {
+					bool up = !is_inactive(&a);
+
+					md_array_clear(&a);
+					if (up) {
+						free(msg);
+						*note = missing > 1 ? xasprintf("started degraded after %.0f s: %ld members missing",
+									       timeout, missing)
+								    : xstrdup("started (only the RAM member was missing)");
+						*mdname = name;
+						return 0;
+					}
+				}
+				if (late) {
+					free(name);
+					return boot_item_fail(it, rr ? errno_code(-rr) : "EIO",
+							      rr ? msg : xstrdup("mdadm --run did not start it"));
+				}
+				free(msg);
+			}
+			free(name);
+		} else if (!assembled && (late || mono_now() - start >= timeout / 2)) {
+			assembled = true;
+			try_assemble(m);
+			continue;
+		} else if (late) {
+			return boot_item_fail(it, "ENODEV",
+					      xasprintf("%s not found within %.0f s: are its disks connected, and is it listed in mdadm.conf?",
+							m->spec, timeout));
+		}
+		util_sleep_ms(POLL_MS);
+	}
+}
+
+static void wm_add(struct boot_item *it, const char *name)
+{
+	it->wm = xrealloc(it->wm, it->nwm + 1, sizeof(*it->wm));
+	it->wm[it->nwm++] = xstrdup(name);
+}
+
+/*
+ * Step 5: every working persistent member write-mostly; never the RAM member.
+ * Through the kernel's per-member attribute, "writemostly" written to
+ * /sys/block/mdX/md/dev-Y/state (Documentation/admin-guide/md.rst): mdadm's
+ * --write-mostly only applies to devices added or re-added after it (mdadm(8),
+ * MANAGE MODE), not to a member already in the array. md records the flag in
+ * the member's superblock (devflags WriteMostly1) at the next superblock update.
+ */
+static int fix_write_mostly(struct boot_item *it, const char *mdname)
+{
+	struct md_array a;
+	int r = md_array_read(mdname, &a);
+
+	if (r < 0)
+		return boot_item_fail(it, errno_code(-r), xasprintf("cannot read %s: %s", mdname, strerror(-r)));
+	for (size_t i = 0; i < a.nmembers; i++) {
+		const struct md_member *m = &a.members[i];
+		char *path;
+
+		if (m->is_ram || m->faulty || m->write_mostly)
+			continue;
+		path = xasprintf("%s/block/%s/md/dev-%s/state", sysfs_root(), mdname, m->name);
+		r = write_text_file(path, "writemostly");
+		if (r < 0)
+			boot_item_fail(it, errno_code(-r), xasprintf("cannot make %s write-mostly (writemostly > %s): %s",
+								     m->name, path, strerror(-r)));
+		else
+			wm_add(it, m->name);
+		free(path);
+	}
+	md_array_clear(&a);
+	return it->message ? -1 : 0;
+}
+
+static const struct md_member *rd_member(const struct md_array *a)
+{
+	for (size_t i = 0; i < a->nmembers; i++)
+		if (a->members[i].is_ram)
+			return &a->members[i];
+	return NULL;
+}
+
+/* "in sync", "recovery 12.5%", "rebuilding", ... for the summary */
+static char *sync_words(const struct md_array *a, const struct md_member *m)
+{
+	double pct = md_sync_percent(a);
+
+	if (m->in_sync && !md_sync_running(a))
+		return xstrdup("in sync");
+	if (pct >= 0)
+		return xasprintf("%s %.1f%%", strcmp(a->sync_action, "recover") ? a->sync_action : "recovery", pct);
+	if (md_sync_running(a))
+		return xasprintf("%s started", strcmp(a->sync_action, "recover") ? a->sync_action : "recovery");
+	return xstrdup(md_member_role(m));
+}
+
+static int detach_disk(unsigned index)
+{
+	int fd, r, rc = control_open(false, &fd);
+
+	if (rc)
+		return rc;
+	r = ctl_remove(fd, index);
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r < 0)
+		return fail_errno(-r, "detaching rd%u failed: %s", index, strerror(-r));
+	return 0;
+}
+
+/*
+ * Remove a faulty RAM member from the array and detach it. A member that
+ * failed a write but that md kept (FAIL: it recorded bad blocks instead)
+ * is failed first: it is no longer a whole copy, a fresh one is.
+ */
+static int drop_faulty(struct boot_item *it, const char *mdname, const char *rd, bool fail)
+{
+	char *dev = md_dev_path(mdname), *path = md_dev_path(rd), *msg = NULL;
+	unsigned index;
+	int r = fail ? mdadm_call(NULL, &msg, dev, "--fail", path, "--remove", path, NULL)
+		     : mdadm_call(NULL, &msg, dev, "--remove", path, NULL);
+
+	free(dev);
+	free(path);
+	if (r < 0)
+		return boot_item_fail(it, errno_code(-r), msg);
+	if (rd_parse_name(rd, &index) && detach_disk(index))
+		return boot_item_take_error(it);
+	return 0;
+}
+
+static int attach_disk(struct boot_item *it, uint64_t size, bool prealloc, unsigned *index)
+{
+	int fd, r, rc = control_open(true, &fd);
+	char *path, *sz;
+
+	if (rc)
+		return boot_item_take_error(it);
+	r = ctl_add(fd, size, prealloc, index);
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r < 0) {
+		sz = size_mib_str(size);
+		boot_item_fail(it, errno_code(-r),
+			       r == -ENOMEM ? xasprintf("not enough memory for a %s RAM disk%s", sz,
+							prealloc ? " (prealloc needs all of it free now)" : "")
+					    : xasprintf("attaching a %s RAM disk failed: %s", sz, strerror(-r)));
+		free(sz);
+		return -1;
+	}
+	it->rd = xasprintf("%s%u", RDMIRROR_DISK_PREFIX, *index);
+	it->has_size = true;
+	it->size = size;
+	path = md_dev_path(it->rd);
+	for (int waited = 0; !path_exists(path) && waited < NODE_WAIT_MS; waited += POLL_MS)
+		util_sleep_ms(POLL_MS);
+	r = path_exists(path);
+	free(path);
+	if (!r) {
+		boot_item_fail(it, "ENODEV", xasprintf("%s/%s did not appear within 3 s: is udev/devtmpfs running?",
+						       dev_root(), it->rd));
+		if (detach_disk(*index))
+			error_reset();	/* the missing node is the error to show */
+		return -1;
+	}
+	return 0;
+}
+
+/* Step 6: wait for the rd member to be in sync, at most --timeout; progress on a terminal. */
+static int wait_sync(struct boot_item *it, const char *mdname, unsigned timeout)
+{
+	unsigned bound = md_wait_bound(timeout), left = bound;
+	double start = mono_now();
+	char *msg;
+	int r;
+
+	/* a warm-up copy first: its daemon re-adds the disk when it is done */
+	if (warmup_wait(mdname, bound ? start + bound : 0, isatty(2) == 1) < 0)
+		return boot_item_fail(it, "ETIMEDOUT",
+				      xasprintf("the warm-up copy of %s did not finish within %u s", mdname, bound));
+	if (bound) {
+		double spent = mono_now() - start;
+
+		left = spent >= bound ? 1 : bound - (unsigned)spent;
+	}
+	r = md_wait_in_sync(mdname, it->rd, isatty(2) == 1, left, &msg);
+
+	if (r < 0)
+		return boot_item_fail(it, errno_code(-r), msg);
+	return 0;
+}
+
+static char *join_wm(const struct boot_item *it)
+{
+	char *s = xstrdup("");
+
+	for (size_t i = 0; i < it->nwm; i++) {
+		char *t = xasprintf("%s%s%s", s, i ? " " : "", it->wm[i]);
+
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+/*
+ * "mdadm --grow DEV --raid-devices=N", after mdadm.conf's entry for the
+ * array has lost num-devices= (mdadm_conf_fit_count()): an entry that
+ * still named the old count would make the next boot's assembly refuse the
+ * array. 0, or -1 with the error on the item.
+ */
+static int grow_to(struct boot_item *it, const char *dev, int n)
+{
+	char *rdn, *msg = NULL;
+	int r = it->uuid ? mdadm_conf_fit_count(it->uuid, &msg) : 0;
+
+	if (r < 0)
+		return boot_item_fail(it, errno_code(-r), msg);
+	if (r > 0)
+		fprintf(stderr, "rdctl: warning: %s: %s\n", dev, msg);
+	free(msg);
+	msg = NULL;
+	rdn = xasprintf("--raid-devices=%d", n);
+	r = mdadm_call(NULL, &msg, "--grow", dev, rdn, NULL);
+	free(rdn);
+	if (r < 0)
+		return boot_item_fail(it, errno_code(-r), msg);
+	free(msg);
+	return 0;
+}
+
+/*
+ * Does a RAM member of size fit? Every rd disk may still fill up to its
+ * size (md's recovery writes it whole), and reserve must stay available
+ * after that: a member that does not fit is not attached, and the array
+ * runs from its disks. 0, or -1 with the item refused.
+ */
+static int check_fits(struct boot_item *it, const struct config *cfg, const char *mdname, uint64_t size)
+{
+	struct meminfo mi;
+	struct rd_disk *disks = NULL;
+	uint64_t pending = 0, reserve;
+	size_t n = 0;
+	char *sz, *av, *rs, *pd;
+
+	if (meminfo_read(&mi) < 0 || !mi.has_available || !mi.has_total)
+		return 0;	/* the module still refuses a disk larger than RAM */
+	if (rd_disks_list(&disks, &n) == 0) {
+		for (size_t i = 0; i < n; i++) {
+			uint64_t held = disks[i].has_allocated ? disks[i].allocated : 0;
+
+			pending += disks[i].size > held ? disks[i].size - held : 0;
+		}
+		rd_disks_free(disks, n);
+	}
+	reserve = config_reserve_bytes(cfg, mi.total);
+	if (mi.available >= reserve && mi.available - reserve >= pending &&
+	    mi.available - reserve - pending >= size)
+		return 0;
+	sz = size_mib_str(size);
+	av = size_mib_str(mi.available / 1048576 * 1048576);
+	rs = size_mib_str(reserve / 1048576 * 1048576);
+	pd = size_mib_str(pending / 1048576 * 1048576);
+	boot_item_fail(it, "ENOMEM",
+		       xasprintf("not restored: a %s RAM member does not fit in memory (%s available, %s still to fill in other rd disks, %s kept in reserve%s); %s runs from its disks. Free memory or lower the reserve in %s, then run rdctl --restore",
+				 sz, av, pd, rs, cfg->reserve_line ? "" : " by default", mdname, cfg->path));
+	it->action = "refused";
+	free(sz);
+	free(av);
+	free(rs);
+	free(pd);
+	return -1;
+}
+
+/*
+ * The superblock --release kept of mdname's RAM member, when a warm start
+ * can use it: the array has its internal bitmap still and the member's
+ * slot is free. Otherwise false, with *note saying why when there was a
+ * record (the record is used once either way).
+ */
+static bool warm_start_record(const char *mdname, uint64_t size, struct md_super *sb, char **note)
+{
+	char *uuid = md_uuid_of(mdname), *why = NULL;
+	struct md_array a;
+	int r;
+
+	*note = NULL;
+	if (!uuid)
+		return false;
+	r = warm_record_take(uuid, sb, &why);
+	if (r == -ENOENT) {
+		free(uuid);
+		return false;
+	}
+	if (r == 0 && md_super_fits(sb, uuid, size, &why) && !md_has_internal_bitmap(mdname))
+		why = xstrdup("the array has no internal bitmap any more");
+	if (!why && md_array_read(mdname, &a) == 0) {
+		for (size_t i = 0; i < a.nmembers && !why; i++)
+			if (a.members[i].slot == sb->role)
+				why = xasprintf("its slot %d is taken by %s", sb->role, a.members[i].name);
+		md_array_clear(&a);
+	}
+	free(uuid);
+	if (why)
+		*note = xasprintf("no warm start (%s)", why);
+	free(why);
+	return !*note;
+}
+
+/*
+ * Start the warm-up copy into the attached disk. 0, or -1 with a note on
+ * why not (the caller adds the disk the usual way then).
+ */
+static int warm_start(struct boot_item *it, const char *mdname, const struct md_super *sb, char **note)
+{
+	char *msg = NULL;
+	int r = rd_prepare_for_md(it->rd, mdname, &msg);
+
+	if (r == 0)
+		r = warmup_start(mdname, it->rd, sb, &msg);
+	if (r < 0) {
+		*note = xasprintf("no warm start (%s)", msg ? msg : strerror(-r));
+		free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* An alive warm-up of mdname: the item says so. true when there is one. */
+static bool warming_already(struct boot_item *it, const char *mdname)
+{
+	struct warmup w;
+	char *why = NULL;
+
+	if (warmup_read(mdname, &w) < 0)
+		return false;
+	if (!w.alive) {
+		/* it died (killed, or the machine ran out of memory): start afresh */
+		warmup_clear(&w);
+		if (warmup_cancel(mdname, &why) < 0) {
+			fprintf(stderr, "rdctl: warning: %s\n", why);
+			free(why);
+		}
+		return false;
+	}
+	it->action = "already";
+	it->rd = xstrdup(w.rd);
+	it->summary = xasprintf("already restored (%s, warm-up copy %.1f%%)", w.rd, warmup_percent(&w));
+	warmup_clear(&w);
+	return true;
+}
+
+static void restore_one(const struct conf_mirror *m, const struct config *cfg, const struct opts *o,
+			struct boot_report *rep)
+{
+	struct boot_item *it = boot_item_new(rep, m->spec);
+	char *mdname = NULL, *note = NULL, *words = NULL, *wm, *sz;
+	struct md_array a;
+	const struct md_member *rm;
+	unsigned index;
+	uint64_t size = m->size, need = 0;
+	char *why = NULL, *msg = NULL, *dev = NULL, *path = NULL, *warm_note = NULL;
+	struct md_super sb;
+	int r, slotted, persistent, top, raid_disks;
+	bool compacted = false, grow, warm = false;
+
+	it->spec = xstrdup(m->spec);
+	it->line = m->line;
+	if (m->kind == CONF_UUID)
+		it->uuid = xstrdup(m->uuid);
+	if (bring_up(it, m, &mdname, &note) < 0)
+		goto out;
+	if (!it->uuid)
+		it->uuid = md_uuid_of(mdname);
+	dev = md_dev_path(mdname);
+	r = md_array_read(mdname, &a);
+	if (r < 0) {
+		boot_item_fail(it, errno_code(-r), xasprintf("cannot read %s: %s", mdname, strerror(-r)));
+		goto out;
+	}
+	if (!a.level || strcmp(a.level, "raid1")) {
+		boot_item_fail(it, "EINVAL", xasprintf("%s is %s, not raid1: rdmirror mirrors only RAID1",
+						       mdname, a.level ? a.level : "of an unknown level"));
+		md_array_clear(&a);
+		goto out;
+	}
+	if (a.array_state && !strcmp(a.array_state, "read-auto") &&
+	    (r = mdadm_call(NULL, &msg, "--readwrite", dev, NULL)) < 0) {
+		boot_item_fail(it, errno_code(-r), msg);
+		md_array_clear(&a);
+		goto out;
+	}
+	rm = rd_member(&a);
+	if (!rm && warming_already(it, mdname)) {
+		md_array_clear(&a);
+		goto wait;
+	}
+	md_count_slots(&a, &slotted, &persistent, &top);
+	raid_disks = a.raid_disks;
+	if (rm && !rm->faulty && !rm->write_error) {
+		it->action = "already";
+		it->rd = xstrdup(rm->name);
+		if (rd_parse_name(rm->name, &index)) {
+			struct rd_disk d;
+
+			if (rd_disk_read(index, &d) == 0) {
+				it->has_size = true;
+				it->size = d.size;
+				rd_disk_clear(&d);
+			}
+		}
+		/*
+		 * A RAM spare with no slot free for it: a --convert stopped
+		 * between its add and its grow. Grow: md recovers the spare
+		 * into the new slot, the highest.
+		 */
+		if (rm->slot < 0 && raid_disks > 0 && slotted >= raid_disks) {
+			md_array_clear(&a);
+			if (grow_to(it, dev, raid_disks + 1) < 0)
+				goto out;
+			it->action = "added";
+			if (md_array_read(mdname, &a) < 0)
+				goto out;
+			rm = rd_member(&a);
+			if (!rm) {
+				boot_item_fail(it, "EIO", xasprintf("%s left %s after the grow", it->rd, mdname));
+				md_array_clear(&a);
+				goto out;
+			}
+		}
+		words = sync_words(&a, rm);
+		md_array_clear(&a);
+		if (fix_write_mostly(it, mdname) < 0)
+			goto out;
+		wm = join_wm(it);
+		it->summary = xasprintf("%s (%s, %s)%s%s%s", strcmp(it->action, "added") ? "already restored" :
+					"grown into the RAM slot", it->rd, words,
+					it->nwm ? ", " : "", wm, it->nwm ? " made write-mostly" : "");
+		free(wm);
+		goto wait;
+	}
+	if (rm && drop_faulty(it, mdname, rm->name, !rm->faulty) < 0) {
+		md_array_clear(&a);
+		goto out;
+	}
+	md_array_clear(&a);
+
+	r = md_member_size(mdname, &need, &why);
+	if (m->auto_size) {
+		if (r < 0) {
+			boot_item_fail(it, errno_code(-r), why);
+			why = NULL;
+			goto out;
+		}
+		size = need;
+	} else if (r == 0 && size < need) {
+		char *a1 = size_mib_str(size), *a2 = size_mib_str(need);
+
+		boot_item_fail(it, "EINVAL", xasprintf("the configured size %s is smaller than the %s a member of %s needs: use auto",
+						       a1, a2, mdname));
+		free(a1);
+		free(a2);
+		goto out;
+	}
+	if (!o->force && check_fits(it, cfg, mdname, size) < 0)
+		goto out;
+	/*
+	 * The RAM member must land in the highest slot (md_ram_slot_low()):
+	 * md puts a spare into the lowest free slot. With one slot free and a
+	 * persistent member above it (a mirror made by an older rdctl, or by
+	 * hand, with the RAM slot first), shrinking raid-devices to the
+	 * persistent members packs them into the lowest slots (raid1_reshape());
+	 * the grow below then opens the top slot for the RAM member. Not while
+	 * a sync runs (md refuses to reshape then): --status warns, and the
+	 * next restore or rdctl --refresh moves it.
+	 */
+	if (raid_disks == persistent + 1 && top >= persistent) {
+		if (grow_to(it, dev, persistent) == 0) {
+			compacted = true;
+			raid_disks = persistent;
+		} else {
+			fprintf(stderr, "rdctl: warning: %s: cannot move the disks below the RAM slot (%s): the RAM member goes into a low slot, where md's repair would take it as the truth; rdctl --refresh %s moves it later\n",
+				mdname, it->message, dev);
+			free(it->message);
+			free(it->code);
+			it->message = it->code = NULL;
+			it->action = NULL;
+		}
+	}
+	/* no slot free: a --convert stopped before its grow, or the shrink above */
+	grow = raid_disks > 0 && persistent >= raid_disks;
+	if (!compacted && !grow) {
+		warm = warm_start_record(mdname, size, &sb, &warm_note);
+	} else if (warm_start_record(mdname, size, &sb, &warm_note) || warm_note) {
+		/* the slots move: md would not take that member back; used up */
+		free(warm_note);
+		warm_note = xstrdup("no warm start (the disks moved to other slots)");
+	}
+	if (attach_disk(it, size, m->prealloc, &index) < 0)
+		goto out;
+	path = md_dev_path(it->rd);
+	if (warm && warm_start(it, mdname, &sb, &warm_note) == 0) {
+		it->action = "warming";
+		if (fix_write_mostly(it, mdname) < 0)
+			goto out;
+		wm = join_wm(it);
+		sz = size_mib_str(size);
+		it->summary = xasprintf("%s%sattached %s (%s%s), warm start: copying %s into it, then re-adding it (md recovers only what was written since it left)%s%s%s",
+					note ? note : "", note ? ", " : "", it->rd, sz, m->prealloc ? ", preallocated" : "",
+					mdname, it->nwm ? ", " : "", wm, it->nwm ? " write-mostly" : "");
+		free(sz);
+		free(wm);
+		goto wait;
+	}
+	if (warm_note)
+		fprintf(stderr, "rdctl: %s: %s: md recovers %s in full\n", mdname, warm_note, it->rd);
+	if ((r = rd_prepare_for_md(it->rd, mdname, &msg)) < 0 ||
+	    (r = mdadm_call(NULL, &msg, dev, "--add", path, NULL)) < 0) {
+		boot_item_fail(it, errno_code(-r), msg);
+		if (detach_disk(index))
+			error_reset();	/* the add failed: that is the error to show */
+		goto out;
+	}
+	if (grow && grow_to(it, dev, raid_disks + 1) < 0)
+		goto out;
+	it->action = "added";
+	if (fix_write_mostly(it, mdname) < 0)
+		goto out;
+	r = md_array_read(mdname, &a);
+	if (r == 0) {
+		rm = rd_member(&a);
+		words = rm ? sync_words(&a, rm) : xstrdup("not in the array");
+		md_array_clear(&a);
+	} else {
+		words = xstrdup("state unknown");
+	}
+	wm = join_wm(it);
+	sz = size_mib_str(size);
+	it->summary = xasprintf("%s%s%sattached %s (%s%s), added to %s%s%s%s%s, %s", note ? note : "", note ? ", " : "",
+				compacted ? "disks moved below the RAM slot, " : "",
+				it->rd, sz, m->prealloc ? ", preallocated" : "", mdname,
+				grow ? " in a new slot" : "",
+				it->nwm ? ", " : "", wm, it->nwm ? " write-mostly" : "", words);
+	free(sz);
+	free(wm);
+wait:
+	/* waited for in cmd_restore, after the lock is let go, by it->array */
+	it->wait = o->wait && !it->message && it->rd;
+	if (it->wait && strcmp(it->array, mdname)) {
+		free(it->array);
+		it->array = xstrdup(mdname);
+	}
+out:
+	free(warm_note);
+	free(why);
+	free(words);
+	free(note);
+	free(dev);
+	free(path);
+	free(mdname);
+}
+
+/*
+ * Two lines may name one array in two ways (md0 and UUID=...), which only
+ * this system can tell: before anything changes, every line that is found
+ * now is resolved, and lines that meet on one array are all left out with
+ * an error of the file (which of them is meant, with which size?). An array
+ * that appears only later, while restore waits for it, is not checked.
+ */
+static void drop_same_arrays(struct config *cfg)
+{
+	char **names;
+
+	if (cfg->n < 2)
+		return;
+	names = xcalloc(cfg->n, sizeof(*names));
+	for (size_t i = 0; i < cfg->n; i++)
+		names[i] = md_array_of_config(&cfg->v[i]);
+	config_drop_same_arrays(cfg, names);
+	for (size_t i = 0; i < cfg->n; i++)
+		free(names[i]);
+	free(names);
+}
+
+int restore_array(const struct opts *o, const char *kname, bool *found)
+{
+	const char *path = o->config ? o->config : CONFIG_DEFAULT_PATH;
+	struct boot_report rep = { 0 };
+	struct config cfg;
+	int rc = 0;
+
+	*found = false;
+	if (config_read(path, &cfg) < 0) {
+		config_free(&cfg);
+		return 0;
+	}
+	for (size_t i = 0; i < cfg.n && !*found; i++) {
+		char *name = md_array_of_config(&cfg.v[i]);
+
+		if (name && !strcmp(name, kname)) {
+			*found = true;
+			restore_one(&cfg.v[i], &cfg, o, &rep);
+		}
+		free(name);
+	}
+	if (*found) {
+		lock_release();	/* a warm-up's daemon takes it for its re-add */
+		if (rep.n && rep.v[0].wait)
+			wait_sync(&rep.v[0], rep.v[0].array, o->timeout);
+		rc = boot_report_emit(&rep, "restore", NULL, o->json);
+	}
+	boot_report_free(&rep);
+	config_free(&cfg);
+	return rc;
+}
+
+int cmd_restore(const struct opts *o)
+{
+	const char *path = o->config ? o->config : CONFIG_DEFAULT_PATH;
+	struct boot_report rep = { 0 };
+	struct config cfg;
+	int r, rc;
+
+	if ((rc = change_begin("restore")) || (rc = check_kernel_bug(o, "restore")))
+		return rc;
+	r = config_read(path, &cfg);
+
+	if (r == -ENOENT && !o->config) {
+		/* no /etc/rdmirror.conf: nothing configured, not an error (the
+		 * boot service runs on every host where rdmirror is installed) */
+		config_free(&cfg);
+		config_parse_text(path, "", &cfg);
+		r = 0;
+	}
+	if (r < 0) {
+		rc = fail_errno(-r, "cannot read %s: %s%s", path, strerror(-r),
+				r == -ENOENT ? " (see rdmirror.conf.example)" : "");
+		config_free(&cfg);
+		return rc;
+	}
+	drop_same_arrays(&cfg);
+	for (size_t i = 0; i < cfg.n; i++)
+		restore_one(&cfg.v[i], &cfg, o, &rep);
+	/*
+	 * Every change is made: let the lock go, then wait for the syncs (md
+	 * recovers all the arrays at once), so that an rdctl run meanwhile
+	 * need not wait the minutes a recovery takes.
+	 */
+	lock_release();
+	for (size_t i = 0; i < rep.n; i++)
+		if (rep.v[i].wait)
+			wait_sync(&rep.v[i], rep.v[i].array, o->timeout);
+	if (cfg.n == 0 && cfg.nerrs == 0 && !o->json &&
+	    (printf("no mirror configured in %s\n", path) < 0 || fflush(stdout) == EOF)) {
+		rc = fail_errno(EIO, "cannot write to standard output");
+		boot_report_free(&rep);
+		config_free(&cfg);
+		return rc;
+	}
+	boot_report_save(&rep, &cfg);
+	rc = boot_report_emit(&rep, "restore", &cfg, o->json);
+	boot_report_free(&rep);
+	config_free(&cfg);
+	return rc;
+}

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "mirror/warm_record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/util.h"
+
+const char *warm_state_dir(void)
+{
+	const char *d = getenv("RDCTL_STATE_DIR");
+
+	return d && *d ? d : "/var/lib/rdmirror";
+}
+
+static char *record_path(const char *uuid)
+{
+	return xasprintf("%s/warm-%s.sb", warm_state_dir(), uuid);
+}
+
+static int write_all(int fd, const unsigned char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int warm_record_save(const struct md_super *sb, char **why)
+{
+	char *path = record_path(sb->uuid), *tmp = xasprintf("%s.new", path);
+	int fd, dfd, r;
+
+	*why = NULL;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		r = -errno;
+		*why = xasprintf("cannot write %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	r = write_all(fd, sb->raw, sizeof(sb->raw));
+	if (r == 0 && fsync(fd) < 0)
+		r = -errno;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0) {
+		*why = xasprintf("cannot write %s: %s", path, strerror(-r));
+		unlink(tmp);
+		goto out;
+	}
+	dfd = open(warm_state_dir(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		if (fsync(dfd) < 0)
+			r = -errno;
+		close(dfd);
+	}
+	if (r < 0)
+		*why = xasprintf("cannot sync %s: %s", warm_state_dir(), strerror(-r));
+out:
+	free(tmp);
+	free(path);
+	return r;
+}
+
+int warm_record_take(const char *uuid, struct md_super *sb, char **why)
+{
+	char *path = record_path(uuid);
+	unsigned char *block = xmalloc(MD_SUPER_BLOCK);
+	ssize_t n;
+	int fd, r;
+
+	*why = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		if (r != -ENOENT)
+			*why = xasprintf("cannot read %s: %s", path, strerror(errno));
+		goto out;
+	}
+	do
+		n = read(fd, block, MD_SUPER_BLOCK);
+	while (n < 0 && errno == EINTR);
+	r = n < 0 ? -errno : 0;
+	close(fd);
+	/* used once, good or bad; EROFS (root still read-only at boot) is fine */
+	if (unlink(path) < 0 && errno != ENOENT && errno != EROFS)
+		fprintf(stderr, "rdctl: warning: cannot delete %s: %s\n", path, strerror(errno));
+	if (n != MD_SUPER_BLOCK) {
+		*why = xasprintf("%s is not a record: %s", path, r ? strerror(-r) : "not 4 KiB");
+		r = r ? r : -EINVAL;
+		goto out;
+	}
+	r = md_super_parse(block, sb, why);
+	if (r == 0 && strcasecmp(sb->uuid, uuid)) {
+		*why = xasprintf("%s names array %s", path, sb->uuid);
+		r = -EINVAL;
+	}
+out:
+	free(block);
+	free(path);
+	return r;
+}

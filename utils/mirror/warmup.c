@@ -1,0 +1,540 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "mirror/warmup.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mirror/boot.h"
+#include "lib/config_edit.h"
+#include "rd/control.h"
+#include "lib/errors.h"
+#include "lib/lock.h"
+#include "md/md.h"
+#include "md/md_ops.h"
+#include "mirror/rd_prepare.h"
+#include "lib/sysfs.h"
+#include "lib/util.h"
+
+/*
+ * Large reads: the block layer splits one into requests of the disks'
+ * max_sectors_kb, all in flight at once, so the copy is one more reader
+ * with a queue of its own among the load's, each request worth as much to
+ * a disk as a 4 KiB one and 16 times md's 64 KiB recovery requests.
+ */
+#define COPY_CHUNK	(16U << 20)
+#define STATE_EVERY_S	1.0
+#define STOP_WAIT_MS	30000
+#define LOCK_TRIES	600	/* seconds */
+#define POLL_MS		100
+
+static volatile sig_atomic_t stopping;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+static char *state_path(const char *mdname)
+{
+	return xasprintf("%s/warmup-%s.state", boot_run_dir(), mdname);
+}
+
+static int write_state(const char *mdname, const struct warmup *w)
+{
+	char *path = state_path(mdname), *msg = NULL;
+	char *text = xasprintf("pid %ld\nrd %s\ndone %llu\ntotal %llu\nstarted %lld\n", (long)w->pid, w->rd,
+			       (unsigned long long)w->done, (unsigned long long)w->total, (long long)w->started);
+	int r = config_write_atomic(path, text, &msg);
+
+	free(msg);
+	free(text);
+	free(path);
+	return r;
+}
+
+static void remove_state(const char *mdname)
+{
+	char *path = state_path(mdname);
+
+	unlink(path);
+	free(path);
+}
+
+/*
+ * Is pid still the daemon? A state file left by one that died (killed, or
+ * out of memory) may name a PID the kernel has given to another process
+ * since: that one is not ours to signal. The daemon is a fork of rdctl,
+ * so its command name is rdctl's.
+ */
+static bool is_daemon(pid_t pid)
+{
+	char *path = xasprintf("%s/%ld/comm", proc_root(), (long)pid), *comm = NULL;
+	bool ours = read_text_file(path, &comm) == 0 && !strncmp(comm, "rdctl", 5) &&
+		    (comm[5] == '\0' || !strcmp(comm + 5, "\n"));
+
+	free(comm);
+	free(path);
+	return ours;
+}
+
+double warmup_percent(const struct warmup *w)
+{
+	return w->total ? 100.0 * (double)w->done / (double)w->total : 0.0;
+}
+
+void warmup_clear(struct warmup *w)
+{
+	free(w->rd);
+	memset(w, 0, sizeof(*w));
+}
+
+int warmup_read(const char *mdname, struct warmup *w)
+{
+	char *path = state_path(mdname), *text = NULL, *save = NULL;
+	int r = read_text_file(path, &text);
+
+	memset(w, 0, sizeof(*w));
+	free(path);
+	if (r < 0)
+		return r;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *v = strchr(line, ' ');
+		uint64_t n = 0;
+
+		if (!v)
+			continue;
+		*v++ = '\0';
+		if (!strcmp(line, "rd")) {
+			free(w->rd);
+			w->rd = xstrdup(v);
+		} else if (parse_u64(v, &n)) {
+			if (!strcmp(line, "pid"))
+				w->pid = (pid_t)n;
+			else if (!strcmp(line, "done"))
+				w->done = n;
+			else if (!strcmp(line, "total"))
+				w->total = n;
+			else if (!strcmp(line, "started"))
+				w->started = (int64_t)n;
+		}
+	}
+	free(text);
+	if (!w->rd || w->pid <= 0) {
+		warmup_clear(w);
+		return -EINVAL;
+	}
+	w->alive = is_daemon(w->pid);
+	return 0;
+}
+
+char **warmup_arrays(void)
+{
+	char **names = NULL, **out;
+	size_t n = 0, k = 0;
+
+	if (list_dir(boot_run_dir(), &names, &n) < 0)
+		n = 0;
+	out = xcalloc(n + 1, sizeof(*out));
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(names[i]);
+
+		if (!strncmp(names[i], "warmup-", 7) && len > 13 && !strcmp(names[i] + len - 6, ".state"))
+			out[k++] = xasprintf("%.*s", (int)(len - 13), names[i] + 7);
+		free(names[i]);
+	}
+	free(names);
+	return out;
+}
+
+/* rd is held (by md): rd_disk_read()'s holders */
+static bool in_an_array(const char *rd)
+{
+	struct rd_disk d;
+	unsigned index;
+	bool held;
+
+	if (!rd_parse_name(rd, &index) || rd_disk_read(index, &d) < 0)
+		return false;
+	held = d.nholders > 0;
+	rd_disk_clear(&d);
+	return held;
+}
+
+static int detach(const char *rd)
+{
+	unsigned index;
+	int fd, r;
+
+	if (!rd_parse_name(rd, &index))
+		return -EINVAL;
+	if (control_open(false, &fd)) {
+		error_reset();
+		return -ENODEV;
+	}
+	r = ctl_remove(fd, index);
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	return r;
+}
+
+int warmup_cancel(const char *mdname, char **why)
+{
+	struct warmup w;
+	int r = warmup_read(mdname, &w);
+
+	*why = NULL;
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		remove_state(mdname);
+		return 0;
+	}
+	if (w.alive && kill(w.pid, SIGTERM) < 0 && errno != ESRCH) {
+		r = -errno;
+		*why = xasprintf("cannot stop the warm-up of %s (pid %ld): %s", mdname, (long)w.pid, strerror(errno));
+		goto out;
+	}
+	for (int waited = 0; w.alive && waited < STOP_WAIT_MS; waited += POLL_MS) {
+		util_sleep_ms(POLL_MS);
+		w.alive = is_daemon(w.pid);
+	}
+	if (w.alive) {
+		r = -ETIMEDOUT;
+		*why = xasprintf("the warm-up of %s (pid %ld) did not stop within %d s", mdname, (long)w.pid,
+				 STOP_WAIT_MS / 1000);
+		goto out;
+	}
+	remove_state(mdname);
+	r = 0;
+	/* a daemon that got as far as the re-add leaves its disk to md */
+	if (!in_an_array(w.rd)) {
+		char *node = xasprintf("%s/block/%s", sysfs_root(), w.rd);
+
+		if (path_exists(node) && (r = detach(w.rd)) < 0)
+			*why = xasprintf("cannot detach %s after stopping the warm-up of %s: %s", w.rd, mdname,
+					 strerror(-r));
+		free(node);
+	}
+out:
+	warmup_clear(&w);
+	return r;
+}
+
+int warmup_wait(const char *mdname, double deadline, bool progress)
+{
+	bool shown = false;
+	int r = 0;
+
+	for (;;) {
+		struct warmup w;
+
+		if (warmup_read(mdname, &w) < 0)
+			break;
+		if (!w.alive) {
+			warmup_clear(&w);
+			break;
+		}
+		if (progress) {
+			fprintf(stderr, "\r%s: warm-up copy %.1f%%", mdname, warmup_percent(&w));
+			shown = true;
+		}
+		warmup_clear(&w);
+		if (deadline > 0 && mono_now() >= deadline) {
+			r = -ETIMEDOUT;
+			break;
+		}
+		util_sleep_ms(500);
+	}
+	if (shown)
+		fputc('\n', stderr);
+	return r;
+}
+
+/* ---- the daemon ---- */
+
+struct job {
+	const char *mdname, *rd;
+	const struct md_super *sb;
+	struct warmup w;
+};
+
+static int full_io(bool wr, int fd, void *buf, size_t n, uint64_t off)
+{
+	while (n) {
+		ssize_t k = wr ? pwrite(fd, buf, n, (off_t)off) : pread(fd, buf, n, (off_t)off);
+
+		if (k < 0 && errno == EINTR) {
+			if (stopping)
+				return -EINTR;
+			continue;
+		}
+		if (k <= 0)
+			return k < 0 ? -errno : -EIO;
+		buf = (char *)buf + k;
+		n -= (size_t)k;
+		off += (uint64_t)k;
+	}
+	return 0;
+}
+
+/* For the tests: stop half way while the file RDCTL_TEST_WARMUP_HOLD exists. */
+static void test_hold(struct job *j)
+{
+	const char *hold = getenv("RDCTL_TEST_WARMUP_HOLD");
+	char *held, *msg = NULL;
+
+	if (!hold || !*hold || !path_exists(hold))
+		return;
+	held = xasprintf("%s.held", hold);
+	if (config_write_atomic(held, "held\n", &msg) < 0)
+		free(msg);
+	write_state(j->mdname, &j->w);
+	while (path_exists(hold) && !stopping)
+		util_sleep_ms(POLL_MS);
+	unlink(held);
+	free(held);
+}
+
+/* Step 2: the array's data into the RAM disk's data area. 0 or -errno. */
+static int copy(struct job *j, int md, int rd, void *buf)
+{
+	uint64_t base = j->sb->data_offset * 512;
+	double last = mono_now();
+	bool held = false;
+	int r;
+
+	while (j->w.done < j->w.total) {
+		size_t n = j->w.total - j->w.done < COPY_CHUNK ? (size_t)(j->w.total - j->w.done) : COPY_CHUNK;
+
+		if (stopping)
+			return -EINTR;
+		if (!held && j->w.done >= j->w.total / 2) {
+			held = true;
+			test_hold(j);
+			continue;
+		}
+		r = full_io(false, md, buf, n, j->w.done);
+		if (r < 0) {
+			syslog(LOG_ERR, "warm-up of %s: reading /dev/%s at byte %llu failed: %s", j->mdname, j->mdname,
+			       (unsigned long long)j->w.done, strerror(-r));
+			return r;
+		}
+		r = full_io(true, rd, buf, n, base + j->w.done);
+		if (r < 0) {
+			syslog(LOG_ERR, "warm-up of %s: writing /dev/%s failed: %s", j->mdname, j->rd, strerror(-r));
+			return r;
+		}
+		j->w.done += n;
+		if (mono_now() - last >= STATE_EVERY_S) {
+			last = mono_now();
+			write_state(j->mdname, &j->w);
+		}
+	}
+	write_state(j->mdname, &j->w);
+	return 0;
+}
+
+/* Is the array still waiting for this disk: running, no RAM member, rd still there? */
+static bool still_wanted(const struct job *j)
+{
+	struct md_array a;
+	char *node = xasprintf("%s/block/%s", sysfs_root(), j->rd);
+	bool ok = path_exists(node) && md_array_read(j->mdname, &a) == 0;
+
+	free(node);
+	if (!ok)
+		return false;
+	for (size_t i = 0; i < a.nmembers; i++)
+		ok &= !a.members[i].is_ram;
+	ok &= a.array_state && strcmp(a.array_state, "inactive") && strcmp(a.array_state, "clear");
+	md_array_clear(&a);
+	return ok;
+}
+
+/*
+ * Step 3 (and 4): superblock, re-add; a new member when md refuses, or
+ * when the copy failed (copied false). 0 or -1.
+ */
+static int add_back(struct job *j, int rd, void *buf, bool copied)
+{
+	char *dev = md_dev_path(j->mdname), *path = md_dev_path(j->rd), *msg = NULL;
+	int r = -EIO;
+
+	if (copied) {
+		memcpy(buf, j->sb->raw, MD_SUPER_BLOCK);
+		r = full_io(true, rd, buf, MD_SUPER_BLOCK, j->sb->super_offset * 512);
+		if (r == 0)
+			r = mdadm_call(NULL, &msg, dev, "--re-add", path, NULL);
+		if (r == 0) {
+			syslog(LOG_INFO, "warm-up of %s: %s copied (%llu MiB in %lld s) and re-added: md recovers what was written since it left",
+			       j->mdname, j->rd, (unsigned long long)(j->w.total >> 20),
+			       (long long)(time(NULL) - j->w.started));
+			goto out;
+		}
+		syslog(LOG_NOTICE, "warm-up of %s: md did not take %s back (%s): adding it as a new member, md recovers it in full",
+		       j->mdname, j->rd, msg ? msg : strerror(-r));
+		free(msg);
+		msg = NULL;
+	}
+	if ((r = rd_prepare_for_md(j->rd, j->mdname, &msg)) < 0 ||
+	    (r = mdadm_call(NULL, &msg, dev, "--add", path, NULL)) < 0)
+		syslog(LOG_ERR, "warm-up of %s: adding %s failed: %s; run rdctl --restore", j->mdname, j->rd,
+		       msg ? msg : strerror(-r));
+out:
+	free(msg);
+	free(dev);
+	free(path);
+	return r < 0 ? -1 : 0;
+}
+
+/*
+ * The lock, in one-second waits (lock.h reads RDCTL_LOCK_TIMEOUT at each
+ * try), so that a stop request is seen at once: --release stops this
+ * daemon while it holds the lock itself.
+ */
+static int take_lock(void)
+{
+	setenv("RDCTL_LOCK_TIMEOUT", "1", 1);
+	for (int i = 0; i < LOCK_TRIES && !stopping; i++) {
+		if (lock_take() == 0)
+			return 0;
+		error_reset();
+	}
+	return -1;
+}
+
+static int daemon_main(struct job *j)
+{
+	char *mdpath = md_dev_path(j->mdname), *rdpath = md_dev_path(j->rd);
+	void *buf = NULL;
+	int md = -1, rd = -1, rc = 1;
+	uint64_t size = 0;
+	bool copied;
+
+	openlog("rdctl", LOG_PID, LOG_DAEMON);
+	md = open(mdpath, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	rd = open(rdpath, O_WRONLY | O_DIRECT | O_CLOEXEC);
+	if (md < 0 || rd < 0 || ioctl(md, BLKGETSIZE64, &size) < 0 || posix_memalign(&buf, 4096, COPY_CHUNK)) {
+		syslog(LOG_ERR, "warm-up of %s: cannot open %s or %s: %s", j->mdname, mdpath, rdpath, strerror(errno));
+		goto out;
+	}
+	j->w.total = size;
+	/* a copy that cannot be made or failed is left to md: a full recovery, as without a record */
+	if (size > j->sb->data_size * 512) {
+		syslog(LOG_ERR, "warm-up of %s: the array (%llu bytes) is larger than the kept member's data area",
+		       j->mdname, (unsigned long long)size);
+		copied = false;
+	} else {
+		copied = copy(j, md, rd, buf) == 0;
+	}
+	if (stopping)
+		goto out;
+	if (take_lock() < 0) {
+		syslog(LOG_ERR, "warm-up of %s: the rdctl lock stayed taken; %s not added", j->mdname, j->rd);
+		goto out;
+	}
+	if (stopping || !still_wanted(j)) {
+		syslog(LOG_NOTICE, "warm-up of %s: the array no longer waits for %s: not added", j->mdname, j->rd);
+		goto out;
+	}
+	rc = add_back(j, rd, buf, copied) < 0;
+out:
+	if (stopping)
+		syslog(LOG_NOTICE, "warm-up of %s stopped at %llu of %llu bytes", j->mdname,
+		       (unsigned long long)j->w.done, (unsigned long long)j->w.total);
+	if (md >= 0)
+		close(md);
+	if (rd >= 0)
+		close(rd);
+	free(buf);
+	free(mdpath);
+	free(rdpath);
+	/* a stopped one leaves its state to whoever stopped it (warmup_cancel) */
+	if (!stopping)
+		remove_state(j->mdname);
+	closelog();
+	return rc;
+}
+
+int warmup_start(const char *mdname, const char *rd, const struct md_super *sb, char **why)
+{
+	struct job j = { .mdname = mdname, .rd = rd, .sb = sb };
+	int p[2], st, r;
+	pid_t pid;
+	char c;
+
+	*why = NULL;
+	if (mkdir(boot_run_dir(), 0755) < 0 && errno != EEXIST) {
+		r = -errno;
+		*why = xasprintf("cannot make %s: %s", boot_run_dir(), strerror(errno));
+		return r;
+	}
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		r = -errno;
+		*why = xasprintf("pipe: %s", strerror(errno));
+		return r;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		r = -errno;
+		*why = xasprintf("fork: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return r;
+	}
+	if (pid == 0) {
+		struct sigaction sa = { .sa_handler = on_stop };
+		int null;
+
+		close(p[0]);
+		if (setsid() < 0 || (pid = fork()) < 0)
+			_exit(1);
+		if (pid > 0)
+			_exit(0);
+		/* the daemon: no terminal, no lock of its parent's, no pipe held open */
+		lock_release();
+		null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+			dup2(null, 2);
+			close(null);
+		}
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+		j.w.pid = getpid();
+		j.w.rd = xstrdup(rd);
+		j.w.started = (int64_t)time(NULL);
+		if (write_state(mdname, &j.w) < 0)
+			_exit(1);
+		close(p[1]);	/* the parent goes on */
+		_exit(daemon_main(&j));
+	}
+	close(p[1]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	while (read(p[0], &c, 1) < 0 && errno == EINTR)
+		;
+	close(p[0]);
+	if (warmup_read(mdname, &j.w) < 0) {
+		*why = xasprintf("the warm-up of %s did not start", mdname);
+		return -ECHILD;
+	}
+	warmup_clear(&j.w);
+	return 0;
+}

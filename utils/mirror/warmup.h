@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The warm start's copy: how a released RAM member comes back without a
+ * full md recovery.
+ *
+ * md's recovery of a RAM member copies in 64 KiB requests, each behind a
+ * barrier that waits for every regular request in flight in its 64 MiB
+ * region (raise_barrier(), drivers/md/raid1.c): on an array busy with
+ * random reads it crawls (measured in docs/BENCHMARKS.md), and raising
+ * sync_speed_min does not help. A process that reads the array itself, in
+ * large requests, competes with the load as one more reader and needs no
+ * barrier. So, when --release kept the member's superblock
+ * (warm_record.h) and the array has a write-intent bitmap:
+ *   1. --restore attaches the RAM disk and starts this copy in the
+ *      background (a daemon, as mdadm starts mdmon), and returns;
+ *   2. the daemon copies the array's data, read through /dev/mdX (md picks
+ *      a good disk; bad blocks and read errors are md's to handle), into
+ *      the RAM disk's data area;
+ *   3. it writes the kept superblock and "mdadm --re-add"s the disk: md
+ *      accepts it as the member that left (super_1_validate(): its event
+ *      count is not older than the bitmap's events_cleared) and recovers
+ *      only the regions the bitmap marks as written since it left, which
+ *      covers everything written during the copy: the array was degraded
+ *      all along, so no bit was cleared (md_bitmap_endwrite());
+ *   4. when md refuses the re-add, the disk is blanked and added as a new
+ *      member: a full recovery, as without a record.
+ * Progress is in <run dir>/warmup-<mdX>.state for --status and --wait.
+ */
+#ifndef RDCTL_WARMUP_H
+#define RDCTL_WARMUP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "md/md_super.h"
+
+struct warmup {
+	pid_t pid;
+	bool alive;		/* the daemon still runs */
+	char *rd;		/* "rd0" */
+	uint64_t done, total;	/* bytes copied, bytes to copy */
+	int64_t started;	/* Unix seconds */
+};
+
+/*
+ * Start the copy of mdname into rd (attached, prepared, not in the array)
+ * and return once the daemon has written its state. 0, or -errno with *why.
+ */
+int warmup_start(const char *mdname, const char *rd, const struct md_super *sb, char **why);
+
+/* The warm-up of mdname: 0 with *w (alive or not), -ENOENT when none. */
+int warmup_read(const char *mdname, struct warmup *w);
+void warmup_clear(struct warmup *w);
+/* How much of the copy is done, 0 to 100. */
+double warmup_percent(const struct warmup *w);
+
+/*
+ * Stop the warm-up of mdname, if any (SIGTERM, then wait for it), and
+ * detach its RAM disk unless md has it. 0 (also when there was none), or
+ * -errno with *why.
+ */
+int warmup_cancel(const char *mdname, char **why);
+
+/* The arrays with a warm-up state (NULL-terminated list, free each and it). */
+char **warmup_arrays(void);
+
+/*
+ * Wait until the warm-up of mdname is over (its daemon gone), at most
+ * until mono_now() reaches deadline (0: no bound), with progress on
+ * stderr when progress. 0, or -ETIMEDOUT.
+ */
+int warmup_wait(const char *mdname, double deadline, bool progress);
+
+#endif

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "status/kernel_bugs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+/*
+ * Linux 6.9 split md/raid1's read_balance() (9f3ced792203 "factor out
+ * choose_bb_rdev()", dfa8ecd167c1 "factor out choose_slow_rdev()", both
+ * first in v6.9-rc1) and lost the check that a member under recovery is
+ * only read below its recovery offset. When the only in-sync members are
+ * write-mostly, reads of the recovering member's unrecovered part are
+ * served from it: every read of a RAM member that rdctl has just added
+ * (after each boot) may return zeros. Fixed by c916ca35308d "md/raid1: Fix
+ * data corruption for degraded array with slow disk" (CVE-2024-45023) in
+ * v6.11-rc4 and in 6.10.7; 6.9.y reached its end of life without the fix.
+ * 6.8 and older, 6.1.y and 6.6.y never had the split.
+ *
+ * The same split made a degraded array whose members are all write-mostly
+ * crash in bio_split (36a5c03f2327, fixed in v6.11-rc1): the array after a
+ * reboot, before the RAM member is back. It lies in the same range.
+ */
+static const char recovery_read_text[] =
+	"md/raid1 in Linux 6.9 to 6.10.6 and 6.11-rc1 to rc3 can read the RAM member's unrecovered part during its recovery (data corruption, fixed by c916ca35308d in 6.10.7 and 6.11)";
+
+/*
+ * e879a0d9cb08 "md/raid1,raid10: don't ignore IO flags" (v6.15-rc1;
+ * backported to 6.14.2 and 6.6.136) let a REQ_NOWAIT from above (io_uring,
+ * RWF_NOWAIT direct I/O) reach the members. rd refuses a NOWAIT write with
+ * BLK_STS_AGAIN when it has no page allocated for it and none is free
+ * without reclaim (rd_io.c), as brd does. md then took the refusal for a
+ * write error: it flags the RAM member WriteErrorSeen and rewrites, and
+ * fails it where it cannot record bad blocks. 9f346f7d4ea7 (v6.16-rc1,
+ * 6.15.3) stopped that, but still counted the failed write as done: the
+ * RAM member, md's first choice for reads, can miss the write and return
+ * the old data. 5fa31c499281 "md/raid1,raid10: strip REQ_NOWAIT from
+ * member bios" (v6.16-rc6, 6.15.7) ended both. 6.12.46 took all three at
+ * once; no 6.6.y release with the fix was found (November 2026), so every
+ * 6.6 from 6.6.136 is listed.
+ */
+static const char nowait_lost_text[] =
+	"md/raid1 in Linux 6.15.3 to 6.15.6 and 6.16-rc1 to rc5 counts a member's refused non-blocking (NOWAIT) write as done: the RAM member, which refuses one when it has no page ready, can miss the write and return old data (data corruption, fixed by 5fa31c499281 in 6.15.7 and 6.16)";
+static const char nowait_error_text[] =
+	"md/raid1 in Linux 6.14.2 to 6.14.11, 6.15-rc1 to 6.15.2 and 6.6.136 and later 6.6 releases takes a member's refused non-blocking (NOWAIT) write for a write error: the RAM member, which refuses one when it has no page ready, can be failed out of the array (fixed by 5fa31c499281 in 6.15.7 and 6.16)";
+
+const char *kernel_md_bug(const char *rel)
+{
+	struct utsname u;
+	unsigned maj, min, patch = 0, rc = 0;
+	int pos = 0;
+
+	if (!rel)
+		rel = getenv("RDCTL_KERNEL_RELEASE");	/* the tests' stand-in kernel */
+	if (!rel || !*rel) {
+		if (uname(&u) < 0)
+			return NULL;
+		rel = u.release;
+	}
+	if (sscanf(rel, "%u.%u%n", &maj, &min, &pos) != 2)
+		return NULL;
+	rel += pos;
+	if (rel[0] == '.' && sscanf(rel, ".%u%n", &patch, &pos) == 1)
+		rel += pos;
+	if (!strncmp(rel, "-rc", 3))
+		rc = (unsigned)strtoul(rel + 3, NULL, 10);
+	if (maj != 6)
+		return NULL;
+	if (min == 9 || (min == 10 && patch < 7) || (min == 11 && rc > 0 && rc < 4))
+		return recovery_read_text;
+	if ((min == 15 && rc == 0 && patch >= 3 && patch <= 6) ||
+	    (min == 16 && rc > 0 && rc < 6))
+		return nowait_lost_text;
+	if ((min == 14 && patch >= 2) || (min == 15 && (rc > 0 || patch <= 2)) ||
+	    (min == 6 && patch >= 136))
+		return nowait_error_text;
+	return NULL;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The --list table: its columns, the -o/--output choice, and printing
+ * through libsmartcols (the library util-linux prints lsblk and zramctl
+ * with), which escapes unsafe bytes and gives --raw and --noheadings.
+ */
+#ifndef RDCTL_LIST_TABLE_H
+#define RDCTL_LIST_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "lib/sysfs.h"
+#include "status/view.h"
+
+#define LIST_MAX_COLUMNS 32
+
+struct list_format {
+	int cols[LIST_MAX_COLUMNS];	/* column ids, in print order */
+	size_t ncols;			/* 0: the default columns */
+	bool raw, noheadings, bytes;
+};
+
+/*
+ * Parse a -o/--output argument: "NAME,SIZE" replaces the columns, "+MOUNTPOINT"
+ * appends to the defaults (as lsblk). Names are case-insensitive. 0, or -1
+ * with *err set to a malloc'd message naming the bad column and the valid ones.
+ */
+int list_format_parse(struct list_format *f, const char *arg, char **err);
+/* Select every column (--output-all). */
+void list_format_all(struct list_format *f);
+/* The column names and what each holds, one per line, for --help. malloc'd. */
+char *list_columns_help(void);
+
+/* Print the table to f; nothing at all when n == 0. 0 or -1 on a write error. */
+int list_print(FILE *f, const struct list_format *fmt, const struct rd_disk *disks,
+	       const struct disk_view *views, size_t n);
+
+#endif

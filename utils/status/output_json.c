@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "status/output_json.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "lib/errors.h"
+
+static void *check(void *p)
+{
+	if (!p)
+		oom();
+	return p;
+}
+
+json_t *jobj(void)
+{
+	return check(json_object());
+}
+
+void jset(json_t *obj, const char *key, json_t *value)
+{
+	check(value);
+	if (json_object_set_new(obj, key, value) < 0)
+		check(NULL);
+}
+
+static void jappend(json_t *arr, json_t *value)
+{
+	check(value);
+	if (json_array_append_new(arr, value) < 0)
+		check(NULL);
+}
+
+json_t *jstr_or_null(const char *s)
+{
+	return check(s ? json_string(s) : json_null());
+}
+
+json_t *ju64(uint64_t v)
+{
+	return check(json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v));
+}
+
+static json_t *jtri(int v)
+{
+	return check(v < 0 ? json_null() : json_boolean(v));
+}
+
+json_t *json_disk(const struct rd_disk *d, const struct disk_view *v)
+{
+	json_t *o = jobj(), *holders = check(json_array());
+
+	jset(o, "name", json_string(d->name));
+	jset(o, "size", ju64(d->size));
+	jset(o, "allocated", d->has_allocated ? ju64(d->allocated) : json_null());
+	jset(o, "preallocated", jtri(d->preallocated));
+	jset(o, "memory_errors", d->memory_errors < 0 ? json_null() : json_integer(d->memory_errors));
+	jset(o, "replaced_pages", d->replaced_pages < 0 ? json_null() : json_integer(d->replaced_pages));
+	jset(o, "mirror", jstr_or_null(v->mirror));
+	jset(o, "role", jstr_or_null(v->role));
+	jset(o, "array_state", jstr_or_null(v->array_state));
+	jset(o, "sync_action", jstr_or_null(v->sync_action));
+	jset(o, "sync_percent", v->sync_percent >= 0 ? json_real(v->sync_percent) : json_null());
+	jset(o, "mountpoint", jstr_or_null(d->mountpoint));
+	for (size_t i = 0; i < d->nholders; i++)
+		jappend(holders, json_string(d->holders[i]));
+	jset(o, "holders", holders);
+	return o;
+}
+
+json_t *json_md_array(const struct md_array *a)
+{
+	json_t *o = jobj(), *sync = jobj(), *members = check(json_array());
+	double pct = md_sync_percent(a);
+	int64_t eta = md_sync_eta(a);
+
+	jset(o, "name", json_string(a->name));
+	jset(o, "level", jstr_or_null(a->level));
+	jset(o, "state", jstr_or_null(a->array_state));
+	jset(o, "raid_disks", a->raid_disks < 0 ? json_null() : json_integer(a->raid_disks));
+	jset(o, "degraded", a->degraded < 0 ? json_null() : json_integer(a->degraded));
+	jset(sync, "action", jstr_or_null(a->sync_action));
+	jset(sync, "running", json_boolean(md_sync_running(a)));
+	jset(sync, "progress_percent", pct < 0 ? json_null() : json_real(pct));
+	jset(sync, "eta_seconds", eta < 0 ? json_null() : json_integer(eta));
+	jset(sync, "speed_bytes_per_second",
+	     a->has_speed && pct >= 0 ? ju64(a->sync_speed * 1024) : json_null());
+	jset(o, "sync", sync);
+	for (size_t i = 0; i < a->nmembers; i++) {
+		const struct md_member *m = &a->members[i];
+		json_t *mo = jobj();
+
+		jset(mo, "name", json_string(m->name));
+		jset(mo, "kind", json_string(m->is_ram ? "ram" : "persistent"));
+		jset(mo, "write_mostly", json_boolean(m->write_mostly));
+		jset(mo, "in_sync", json_boolean(m->in_sync));
+		jset(mo, "role", json_string(md_member_role(m)));
+		jset(mo, "state", jstr_or_null(m->state));
+		jset(mo, "slot", m->slot < 0 ? json_null() : json_integer(m->slot));
+		jappend(members, mo);
+	}
+	jset(o, "members", members);
+	return o;
+}
+
+json_t *json_warning(const struct warning *w)
+{
+	json_t *o = jobj();
+
+	jset(o, "code", json_string(w->code));
+	jset(o, "severity", json_string(severity_name(w->severity)));
+	jset(o, "array", jstr_or_null(w->array));
+	jset(o, "device", jstr_or_null(w->device));
+	jset(o, "message", json_string(w->message));
+	return o;
+}
+
+json_t *json_mirror(const struct mirror *x)
+{
+	json_t *o = jobj();
+
+	jset(o, "spec", json_string(x->spec));
+	jset(o, "line", x->line > 0 ? json_integer(x->line) : json_null());
+	jset(o, "array", jstr_or_null(x->array));
+	jset(o, "uuid", jstr_or_null(x->uuid));
+	jset(o, "configured", json_boolean(x->configured));
+	jset(o, "rd", jstr_or_null(x->rd));
+	jset(o, "state", json_string(mirror_state_name(x->state)));
+	jset(o, "progress", x->progress < 0 ? json_null() : json_real(x->progress));
+	jset(o, "rate", x->rate < 0 ? json_null() : json_integer(x->rate));
+	jset(o, "eta_seconds", x->eta < 0 ? json_null() : json_integer(x->eta));
+	jset(o, "ram_allocated", x->has_ram ? ju64(x->ram_bytes) : json_null());
+	jset(o, "reason", jstr_or_null(x->reason));
+	jset(o, "fix", jstr_or_null(x->fix));
+	return o;
+}
+
+json_t *json_module(const struct module_info *m)
+{
+	json_t *o = jobj();
+
+	jset(o, "loaded", json_boolean(m->loaded));
+	jset(o, "version", jstr_or_null(m->version));
+	jset(o, "control_device", json_boolean(m->control_present));
+	return o;
+}
+
+json_t *json_memory(const struct meminfo *mi, const struct rd_disk *disks, size_t n)
+{
+	json_t *o = jobj();
+	uint64_t held = 0, size = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		held += disks[i].has_allocated ? disks[i].allocated : 0;
+		size += disks[i].size;
+	}
+	jset(o, "total", mi && mi->has_total ? ju64(mi->total) : json_null());
+	jset(o, "available", mi && mi->has_available ? ju64(mi->available) : json_null());
+	jset(o, "rd_allocated", ju64(held));
+	jset(o, "rd_size", ju64(size));
+	jset(o, "rd_disks", ju64(n));
+	return o;
+}
+
+int json_emit(json_t *root)
+{
+	int r = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+	json_decref(root);
+	if (r < 0 || fputc('\n', stdout) == EOF || fflush(stdout) == EOF)
+		return fail_errno(errno ? errno : EIO, "cannot write the JSON document to standard output");
+	return 0;
+}

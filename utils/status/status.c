@@ -1,0 +1,553 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The --status model: everything read once (see status.h). What is not
+ * there is found out from the configuration, the module's presence for
+ * this kernel and the record of the last restore, so that a monitoring
+ * check says why a mirror has no RAM member and what to run about it.
+ */
+#include "status/status.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/config.h"
+#include "lib/config_edit.h"
+#include "lib/errors.h"
+#include "md/md_ops.h"
+#include "md/mdadm_conf.h"
+#include "rd/module_help.h"
+#include "lib/util.h"
+#include "mirror/warmup.h"
+
+const char *mirror_state_name(enum mirror_state s)
+{
+	static const char *const names[] = { "in_sync", "recovering", "missing", "failed", "not_assembled" };
+
+	return names[s];
+}
+
+int status_read_disks(struct rd_disk **disks, size_t *n, struct disk_view **views)
+{
+	int r = rd_disks_list(disks, n);
+
+	*views = NULL;
+	if (r < 0)
+		return fail_errno(-r, "cannot read the rd disks in %s/block: %s", sysfs_root(), strerror(-r));
+	*views = xcalloc(*n, sizeof(**views));
+	for (size_t i = 0; i < *n; i++) {
+		r = disk_view_read(&(*disks)[i], &(*views)[i]);
+		if (r < 0) {
+			int e = -r;
+
+			fail_errno(e, "cannot read the md array holding %s in %s/block: %s",
+				   (*disks)[i].name, sysfs_root(), strerror(e));
+			for (size_t j = 0; j < i; j++)
+				disk_view_clear(&(*views)[j]);
+			free(*views);
+			*views = NULL;
+			rd_disks_free(*disks, *n);
+			*disks = NULL;
+			return EXIT_RUNTIME;
+		}
+	}
+	return 0;
+}
+
+void status_free_disks(struct rd_disk *disks, struct disk_view *views, size_t n)
+{
+	for (size_t i = 0; views && i < n; i++)
+		disk_view_clear(&views[i]);
+	free(views);
+	rd_disks_free(disks, n);
+}
+
+/*
+ * /etc/rdmirror.conf, or $RDCTL_CONFIG: a test hook, as RDCTL_SYSFS_ROOT,
+ * so that the host's own configuration never leaks into the tests.
+ */
+static const char *default_config(void)
+{
+	const char *p = getenv("RDCTL_CONFIG");
+
+	return p && *p ? p : CONFIG_DEFAULT_PATH;
+}
+
+static long find_array(const struct status *st, const char *name)
+{
+	for (size_t i = 0; i < st->narrays; i++)
+		if (!strcmp(st->arrays[i].name, name))
+			return (long)i;
+	return -1;
+}
+
+static const struct md_member *ram_of(const struct md_array *a)
+{
+	for (size_t i = 0; i < a->nmembers; i++)
+		if (a->members[i].is_ram)
+			return &a->members[i];
+	return NULL;
+}
+
+static bool inactive(const struct md_array *a)
+{
+	return !a->array_state || !strcmp(a->array_state, "inactive") || !strcmp(a->array_state, "clear");
+}
+
+static struct mirror *mirror_new(struct status *st, const char *spec)
+{
+	struct mirror *x;
+
+	st->mirrors = xrealloc(st->mirrors, st->nmirrors + 1, sizeof(*st->mirrors));
+	x = &st->mirrors[st->nmirrors++];
+	memset(x, 0, sizeof(*x));
+	x->spec = xstrdup(spec);
+	x->ai = -1;
+	x->progress = x->rate = x->eta = -1;
+	return x;
+}
+
+static void set_why(struct mirror *x, char *brief, char *reason, char *fix)
+{
+	x->brief = brief;
+	x->reason = reason;
+	x->fix = fix;
+}
+
+static char *ago(int64_t t)
+{
+	time_t now = time(NULL);
+	char *s, *d;
+
+	if (t <= 0 || now == (time_t)-1)
+		return xstrdup("at an unknown time");
+	d = eta_str(now >= t ? (int64_t)now - t : 0);
+	s = xasprintf("%s ago", d);
+	free(d);
+	return s;
+}
+
+/* head followed by tail; frees tail. */
+static char *prefixed(const char *head, char *tail)
+{
+	char *s = xasprintf("%s%s", head, tail);
+
+	free(tail);
+	return s;
+}
+
+/* fix, then "; then rdctl --restore"; frees fix. */
+static char *with_restore(char *fix)
+{
+	char *s = xasprintf("%s; then rdctl --restore", fix);
+
+	free(fix);
+	return s;
+}
+
+/* The restore error of a line, as a reason and the command that fixes it. */
+static void why_failed(struct mirror *x, const struct restore_rec_item *it, const char *path)
+{
+	const char *c = it->code ? it->code : "", *msg = it->message ? it->message : "no message recorded";
+
+	if (!strcmp(c, "ENOMEM"))
+		set_why(x, xstrdup("too little memory"),
+			xasprintf("restore found too little memory for its RAM member: %s", msg),
+			xasprintf("free memory, or give it a smaller size (or no prealloc) in %s; then rdctl --restore", path));
+	else if (!strcmp(c, "ENOKEY") || !strcmp(c, "EKEYREJECTED"))
+		/* (msg holds the same cause and fix: not repeated) */
+		set_why(x, xstrdup("module refused (signature)"),
+			prefixed("the kernel refused the rdmirror module's signature: ", module_signature_cause()),
+			with_restore(module_signature_fix()));
+	else if (!strcmp(c, "ENOENT") && strstr(msg, "module"))
+		set_why(x, xstrdup("module missing"),
+			xasprintf("the rdmirror module is not installed for the running kernel %s", running_kernel()),
+			with_restore(module_missing_fix(running_kernel())));
+	else if (!strcmp(c, "ENOEXEC"))
+		set_why(x, xstrdup("module missing"),
+			xasprintf("the rdmirror module installed does not fit the running kernel %s", running_kernel()),
+			with_restore(module_mismatch_fix(running_kernel())));
+	else if (!strcmp(c, "ENODEV"))
+		set_why(x, xstrdup("array late"),
+			xasprintf("the array was not there when restore ran: %s", msg),
+			xstrdup("rdctl --restore"));
+	else if (it->action && !strcmp(it->action, "refused"))
+		set_why(x, xstrdup("restore refused"), xasprintf("restore refused it: %s", msg),
+			xstrdup("see the message; then rdctl --restore"));
+	else
+		set_why(x, xstrdup("restore failed"), xasprintf("restore failed: %s%s%s", c, *c ? ": " : "", msg),
+			xstrdup("rdctl --restore (see journalctl -b -u rdmirror-restore.service)"));
+}
+
+/* Why does a configured array run without a RAM member? */
+static void why_missing(struct status *st, struct mirror *x, const struct conf_mirror *m)
+{
+	const struct restore_rec_item *it;
+	const char *k = running_kernel();
+	char *when;
+
+	if (!m) {	/* not configured: no restore is meant to add one */
+		set_why(x, xstrdup("no RAM member"), xstrdup("it has no RAM member and is not configured"),
+			xasprintf("add it to %s, then rdctl --restore", st->config_path));
+		return;
+	}
+	if (st->modstate == MODULE_NOT_INSTALLED) {
+		set_why(x, xasprintf("module missing for %s", k),
+			xasprintf("the rdmirror module is not installed for the running kernel %s", k),
+			with_restore(module_missing_fix(k)));
+		return;
+	}
+	if (!st->rec.present) {
+		set_why(x, xstrdup("restore has not run"), xstrdup("restore has not run since boot"),
+			xstrdup("rdctl --restore (systemctl start rdmirror-restore.service; enable it to run at boot)"));
+		return;
+	}
+	if (!st->rec.valid) {
+		set_why(x, xstrdup("restore record unreadable"),
+			xasprintf("what the last restore did is unknown: %s is not its record", st->rec.path),
+			xstrdup("rdctl --restore"));
+		return;
+	}
+	it = restore_record_find(&st->rec, m, x->uuid);
+	when = ago(st->rec.time);
+	if (!it)
+		set_why(x, xstrdup("not restored"),
+			xasprintf("the last restore (%s) did not do this line: the configuration changed since?", when),
+			xstrdup("rdctl --restore"));
+	else if (it->action && !strcmp(it->action, "warming"))
+		set_why(x, xstrdup("warm-up stopped"),
+			xasprintf("the warm-up copy the last restore (%s) started into %s stopped before md took the disk back (journalctl -t rdctl says why)",
+				  when, it->rd ? it->rd : "a RAM disk"),
+			xstrdup("rdctl --restore"));
+	else if (it->action && (!strcmp(it->action, "added") || !strcmp(it->action, "already")))
+		set_why(x, xstrdup("member failed"),
+			xasprintf("the last restore (%s) left RAM member %s in it, which has failed or been removed since",
+				  when, it->rd ? it->rd : "(unknown)"),
+			xstrdup("see dmesg; then rdctl --restore"));
+	else
+		why_failed(x, it, st->config_path);
+	free(when);
+}
+
+static void ram_figures(const struct status *st, struct mirror *x)
+{
+	x->ram_memory_errors = -1;
+	for (size_t i = 0; x->rd && i < st->ndisks; i++) {
+		if (strcmp(st->disks[i].name, x->rd))
+			continue;
+		x->has_ram = st->disks[i].has_allocated;
+		x->ram_bytes = st->disks[i].allocated;
+		x->ram_size = st->disks[i].size;
+		x->ram_memory_errors = st->disks[i].memory_errors;
+	}
+}
+
+/*
+ * A warm-up copy into x's RAM disk (warmup.h): a recovery as far as the
+ * user is concerned, with its own progress, rate and ETA. true when one runs.
+ */
+static bool warm_copy(struct status *st, struct mirror *x)
+{
+	struct warmup w;
+	time_t now = time(NULL);
+
+	if (warmup_read(x->array, &w) < 0)
+		return false;
+	if (!w.alive) {
+		warmup_clear(&w);
+		return false;
+	}
+	x->state = MIRROR_RECOVERING;
+	x->copying = true;
+	x->rd = xstrdup(w.rd);
+	ram_figures(st, x);
+	x->progress = warmup_percent(&w);
+	if (now != (time_t)-1 && now > w.started && w.done > 0) {
+		x->rate = (int64_t)(w.done / (uint64_t)(now - w.started));
+		x->eta = x->rate > 0 ? (int64_t)((w.total - w.done) / (uint64_t)x->rate) : -1;
+	}
+	warmup_clear(&w);
+	return true;
+}
+
+/* The state of mirror x over array a, which is there. */
+static void mirror_of_array(struct status *st, struct mirror *x, const struct conf_mirror *m)
+{
+	const struct md_array *a = &st->arrays[x->ai];
+	const struct md_member *ram = ram_of(a);
+	double pct = md_sync_percent(a);
+
+	x->array = xstrdup(a->name);
+	if (!x->uuid)
+		x->uuid = md_uuid_of(a->name);
+	if (x->uuid && !config_uuid_valid(x->uuid)) {
+		free(x->uuid);	/* mdadm printed something else */
+		x->uuid = NULL;
+	}
+	if (!ram) {
+		if (warm_copy(st, x))
+			return;
+		x->state = MIRROR_MISSING;
+		x->progress = 0;
+		why_missing(st, x, m);
+		return;
+	}
+	x->rd = xstrdup(ram->name);
+	ram_figures(st, x);
+	if (ram->faulty || ram->write_error) {
+		x->state = MIRROR_FAILED;
+		x->progress = 0;
+		set_why(x, xasprintf("%s failed", ram->name),
+			xasprintf("RAM member %s is %s", ram->name, ram->faulty ? "faulty" : "in the array with write errors"),
+			xstrdup("rdctl --restore (replaces it)"));
+	} else if (ram->in_sync) {
+		x->state = MIRROR_IN_SYNC;
+		x->progress = 100;
+	} else {
+		x->state = MIRROR_RECOVERING;
+		if (a->sync_action && !strcmp(a->sync_action, "recover") && pct >= 0) {
+			x->progress = pct;
+			x->eta = md_sync_eta(a);
+			x->rate = a->has_speed ? (int64_t)(a->sync_speed * 1024) : -1;
+		}
+	}
+}
+
+static void configured_mirror(struct status *st, const struct conf_mirror *m, const char *name)
+{
+	struct mirror *x = mirror_new(st, m->spec);
+	struct md_array a;
+	const struct restore_rec_item *it;
+
+	x->line = m->line;
+	x->configured = true;
+	if (m->kind == CONF_UUID)
+		x->uuid = xstrdup(m->uuid);
+	if (name) {
+		x->ai = find_array(st, name);
+		if (x->ai < 0 && md_array_read(name, &a) == 0) {
+			if (inactive(&a)) {
+				x->array = xstrdup(name);
+				x->state = MIRROR_NOT_ASSEMBLED;
+				set_why(x, xstrdup("not started"),
+					xasprintf("%s is assembled but not started (inactive): members are missing", name),
+					xasprintf("mdadm --run /dev/%s, or rdctl --restore", name));
+				md_array_clear(&a);
+				return;
+			}
+			st->arrays = xrealloc(st->arrays, st->narrays + 1, sizeof(*st->arrays));
+			st->arrays[st->narrays] = a;
+			x->ai = (long)st->narrays++;
+		}
+	}
+	if (x->ai >= 0) {
+		mirror_of_array(st, x, m);
+		return;
+	}
+	x->state = MIRROR_NOT_ASSEMBLED;
+	it = st->rec.valid ? restore_record_find(&st->rec, m, x->uuid) : NULL;
+	if (!x->uuid && it && it->uuid && config_uuid_valid(it->uuid))
+		x->uuid = xstrdup(it->uuid);
+	set_why(x, xstrdup("not assembled"),
+		it && it->message ? xasprintf("the array is not assembled; the last restore said: %s", it->message)
+				  : xstrdup("the array is not assembled (not found)"),
+		xstrdup("mdadm --assemble --scan (are its disks there, is it in mdadm.conf?); then rdctl --restore"));
+}
+
+/* The configuration: its mirrors and its errors (a finding, not a failure of --status). */
+static int read_config(struct status *st, const char *explicit_path)
+{
+	struct config cfg;
+	char **names;
+	int r = config_read(st->config_path, &cfg);
+
+	if (r == -ENOENT && !explicit_path) {
+		config_free(&cfg);
+		return 0;	/* nothing configured */
+	}
+	if (r < 0 && explicit_path) {
+		config_free(&cfg);
+		return fail_errno(-r, "cannot read %s: %s", st->config_path, strerror(-r));
+	}
+	if (r < 0) {
+		warnings_add(&st->w, SEV_WARNING, "config_error", NULL, NULL,
+			     xasprintf("cannot read %s: %s: the configured mirrors are not checked",
+				       st->config_path, strerror(-r)));
+		config_free(&cfg);
+		return 0;
+	}
+	st->config_found = true;
+	names = xcalloc(cfg.n + 1, sizeof(*names));
+	for (size_t i = 0; i < cfg.n; i++)
+		names[i] = md_array_of_config(&cfg.v[i]);
+	config_drop_same_arrays(&cfg, names);
+	for (size_t i = 0; i < cfg.nerrs; i++)
+		warnings_add(&st->w, SEV_WARNING, "config_error", NULL, NULL,
+			     cfg.errs[i].line ? xasprintf("%s:%d: %s", st->config_path, cfg.errs[i].line, cfg.errs[i].message)
+					      : xasprintf("%s: %s", st->config_path, cfg.errs[i].message));
+	for (size_t i = 0; i < cfg.n; i++) {
+		configured_mirror(st, &cfg.v[i], names[i]);
+		free(names[i]);
+	}
+	free(names);
+	config_free(&cfg);
+	return 0;
+}
+
+/* The findings of the configured mirrors that have no working RAM member. */
+/*
+ * mdadm.conf against the arrays: an ARRAY entry whose num-devices= is not
+ * the array's count makes "mdadm --assemble --scan" (and the initramfs's
+ * copy of the file) refuse the array at the next boot; two entries for one
+ * array, mdadm refuses to choose.
+ */
+static void mdadm_conf_findings(struct status *st)
+{
+	const char *path = mdadm_conf_path();
+	char *text = NULL, *msg = NULL;
+
+	if (!path || config_file_load(path, &text, &msg) < 0) {
+		free(msg);
+		return;
+	}
+	for (size_t i = 0; i < st->nmirrors; i++) {
+		const struct mirror *x = &st->mirrors[i];
+		const struct md_array *a;
+		int num = -1, n;
+
+		if (x->ai < 0 || !x->uuid)
+			continue;
+		a = &st->arrays[x->ai];
+		n = mdadm_conf_lookup(text, x->uuid, &num, NULL);
+		if (n > 1)
+			warnings_add(&st->w, SEV_WARNING, "mdadm_conf_mismatch", a->name, NULL,
+				     xasprintf("%s has %d ARRAY lines for %s (UUID %s): mdadm refuses to choose between them at boot; fix: keep one",
+					       path, n, a->name, x->uuid));
+		else if (n == 1 && num >= 0 && a->raid_disks > 0 && num != a->raid_disks)
+			warnings_add(&st->w, SEV_WARNING, "mdadm_conf_mismatch", a->name, NULL,
+				     xasprintf("%s says num-devices=%d for %s, which has %d: mdadm --assemble --scan refuses it at the next boot; fix: take num-devices=%d out of its ARRAY line and run update-initramfs -u",
+					       path, num, a->name, a->raid_disks, num));
+	}
+	free(text);
+}
+
+static void mirror_findings(struct status *st)
+{
+	bool any = st->ndisks > 0;
+
+	for (size_t i = 0; i < st->nmirrors; i++) {
+		const struct mirror *x = &st->mirrors[i];
+		char *where;
+
+		any |= x->configured;
+		if (x->copying) {
+			char *eta = x->eta >= 0 ? eta_str(x->eta) : xstrdup("unknown");
+
+			warnings_add(&st->w, SEV_OK, "warm_up_copy", x->array, x->rd,
+				     xasprintf("%s: RAM member %s warming up: copying the array into it (%.1f%%, ETA %s), then md takes it back; reads are not yet served from RAM",
+					       x->array, x->rd, x->progress, eta));
+			free(eta);
+		}
+		if (!x->configured || (x->state != MIRROR_MISSING && x->state != MIRROR_NOT_ASSEMBLED))
+			continue;
+		where = xasprintf("%s%s%s (line %d of %s)", x->array ? x->array : x->spec,
+				  x->array && strcmp(x->array, x->spec) ? " = " : "",
+				  x->array && strcmp(x->array, x->spec) ? x->spec : "", x->line, st->config_path);
+		if (x->state == MIRROR_MISSING)
+			warnings_add(&st->w, SEV_WARNING, "not_restored", x->array, NULL,
+				     xasprintf("%s has no RAM member: %s; fix: %s", where, x->reason, x->fix));
+		else
+			warnings_add(&st->w, SEV_WARNING, "array_missing", x->array, NULL,
+				     xasprintf("%s is not running: %s; fix: %s", where, x->reason, x->fix));
+		free(where);
+	}
+	if (any && st->modstate == MODULE_NOT_INSTALLED) {
+		char *fix = module_missing_fix(running_kernel());
+
+		warnings_add(&st->w, SEV_WARNING, "module_missing", NULL, NULL,
+			     xasprintf("the rdmirror module is not installed for the running kernel %s: no RAM member can be restored; fix: %s",
+				       running_kernel(), fix));
+		free(fix);
+	}
+}
+
+int status_collect(const char *config, struct status *st)
+{
+	int r, rc;
+
+	memset(st, 0, sizeof(*st));
+	st->config_path = xstrdup(config ? config : default_config());
+	r = meminfo_read(&st->mi);
+	if (r < 0) {
+		rc = fail_errno(-r, "cannot read %s/meminfo: %s", proc_root(), strerror(-r));
+		goto fail;
+	}
+	rc = status_read_disks(&st->disks, &st->ndisks, &st->views);
+	if (rc)
+		goto fail;
+	r = md_arrays_with_rd(&st->arrays, &st->narrays);
+	if (r < 0) {
+		rc = fail_errno(-r, "cannot read the md arrays in %s/block: %s", sysfs_root(), strerror(-r));
+		goto fail;
+	}
+	module_info_read(&st->mod);
+	st->modstate = module_state_read(st->mod.loaded);
+	restore_record_read(&st->rec);
+	/* the configuration's own findings wait in st->w until the arrays' are computed */
+	rc = read_config(st, config);
+	if (rc)
+		goto fail;
+	for (size_t i = 0; i < st->narrays; i++) {
+		bool seen = false;
+		struct mirror *x;
+
+		for (size_t j = 0; j < st->nmirrors && !seen; j++)
+			seen = st->mirrors[j].ai == (long)i;
+		if (seen)
+			continue;
+		x = mirror_new(st, "");
+		free(x->spec);
+		x->spec = xasprintf("/dev/%s", st->arrays[i].name);
+		x->ai = (long)i;
+		mirror_of_array(st, x, NULL);
+	}
+	{
+		struct warnings cw = st->w;
+
+		warnings_compute(st->arrays, st->narrays, st->disks, st->ndisks, &st->mi, &st->w);
+		mirror_findings(st);
+		mdadm_conf_findings(st);
+		for (size_t i = 0; i < cw.n; i++)
+			warnings_add(&st->w, cw.v[i].severity, cw.v[i].code, cw.v[i].array, cw.v[i].device,
+				     xstrdup(cw.v[i].message));
+		warnings_free(&cw);
+	}
+	return 0;
+fail:
+	status_free(st);
+	return rc;
+}
+
+void status_free(struct status *st)
+{
+	for (size_t i = 0; i < st->nmirrors; i++) {
+		struct mirror *x = &st->mirrors[i];
+
+		free(x->spec);
+		free(x->array);
+		free(x->uuid);
+		free(x->rd);
+		free(x->reason);
+		free(x->brief);
+		free(x->fix);
+	}
+	free(st->mirrors);
+	warnings_free(&st->w);
+	restore_record_free(&st->rec);
+	md_arrays_free(st->arrays, st->narrays);
+	status_free_disks(st->disks, st->views, st->ndisks);
+	module_info_clear(&st->mod);
+	free(st->config_path);
+	memset(st, 0, sizeof(*st));
+}

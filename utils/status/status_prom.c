@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "status/status_prom.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/util.h"
+
+static int family(FILE *f, const char *name, const char *type, const char *help)
+{
+	return fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type) < 0;
+}
+
+/* A label value with \, " and newline escaped, as the format wants; malloc'd. */
+static char *esc(const char *s)
+{
+	char *out = xmalloc(2 * strlen(s ? s : "") + 1), *o = out;
+
+	for (; s && *s; s++) {
+		if (*s == '\\' || *s == '"' || *s == '\n')
+			*o++ = '\\';
+		*o++ = *s == '\n' ? 'n' : *s;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* {array="md0",uuid="..."} of a mirror, malloc'd */
+static char *mirror_labels(const struct mirror *x)
+{
+	char *a = esc(x->array ? x->array : x->spec), *u = esc(x->uuid), *s;
+
+	s = xasprintf("array=\"%s\",uuid=\"%s\"", a, u);
+	free(a);
+	free(u);
+	return s;
+}
+
+/* Reads completed by a block device: the first field of its stat file; -1 unknown. */
+static int64_t reads_of(const char *dev)
+{
+	static const char *const where[] = { "class/block", "block" };
+
+	for (size_t i = 0; i < 2; i++) {
+		char *path = xasprintf("%s/%s/%s/stat", sysfs_root(), where[i], dev), *text = NULL;
+		unsigned long long n;
+		int ok = read_text_file(path, &text) == 0 && sscanf(text, "%llu", &n) == 1;
+
+		free(path);
+		free(text);
+		if (ok)
+			return n > INT64_MAX ? INT64_MAX : (int64_t)n;
+	}
+	return -1;
+}
+
+typedef int64_t (*mirror_value)(const struct status *st, const struct mirror *x);
+
+static int64_t v_configured(const struct status *st, const struct mirror *x)
+{
+	(void)st;
+	return x->configured;
+}
+
+static int64_t v_present(const struct status *st, const struct mirror *x)
+{
+	(void)st;
+	return x->rd != NULL && x->state != MIRROR_FAILED;
+}
+
+static int64_t v_in_sync(const struct status *st, const struct mirror *x)
+{
+	(void)st;
+	return x->state == MIRROR_IN_SYNC;
+}
+
+static int64_t v_eta(const struct status *st, const struct mirror *x)
+{
+	(void)st;
+	return x->state == MIRROR_RECOVERING ? x->eta : -1;
+}
+
+static int64_t v_ram(const struct status *st, const struct mirror *x)
+{
+	(void)st;
+	return x->has_ram ? (int64_t)(x->ram_bytes > INT64_MAX ? INT64_MAX : x->ram_bytes) : -1;
+}
+
+static int64_t v_memory_errors(const struct status *st, const struct mirror *x)
+{
+	(void)st;
+	return x->rd ? x->ram_memory_errors : -1;
+}
+
+/* One gauge a mirror; a value of -1 (unknown) is left out. */
+static int per_mirror(FILE *f, const struct status *st, const char *name, const char *help, mirror_value v)
+{
+	int r = family(f, name, "gauge", help);
+
+	for (size_t i = 0; i < st->nmirrors; i++) {
+		int64_t val = v(st, &st->mirrors[i]);
+		char *l;
+
+		if (val < 0)
+			continue;
+		l = mirror_labels(&st->mirrors[i]);
+		r |= fprintf(f, "%s{%s} %" PRId64 "\n", name, l, val) < 0;
+		free(l);
+	}
+	return r;
+}
+
+static int ratio(FILE *f, const struct status *st)
+{
+	int r = family(f, "rdmirror_mirror_recovery_ratio", "gauge",
+		       "How much of the RAM member md has recovered, 0 to 1 (1 in sync, 0 no RAM member).");
+
+	for (size_t i = 0; i < st->nmirrors; i++) {
+		const struct mirror *x = &st->mirrors[i];
+		char *l;
+
+		if (x->progress < 0)
+			continue;
+		l = mirror_labels(x);
+		r |= fprintf(f, "rdmirror_mirror_recovery_ratio{%s} %.4f\n", l, x->progress / 100.0) < 0;
+		free(l);
+	}
+	return r;
+}
+
+static int reads(FILE *f, const struct status *st)
+{
+	int r = family(f, "rdmirror_mirror_reads_total", "counter",
+		       "Reads completed by each working member of a mirror (/sys/block/*/stat): RAM against the disks.");
+
+	for (size_t i = 0; i < st->nmirrors; i++) {
+		const struct mirror *x = &st->mirrors[i];
+		const struct md_array *a;
+		char *l;
+
+		if (x->ai < 0)
+			continue;
+		a = &st->arrays[x->ai];
+		l = mirror_labels(x);
+		for (size_t j = 0; j < a->nmembers; j++) {
+			const struct md_member *m = &a->members[j];
+			int64_t n = m->faulty ? -1 : reads_of(m->name);
+			char *d;
+
+			if (n < 0)
+				continue;
+			d = esc(m->name);
+			r |= fprintf(f, "rdmirror_mirror_reads_total{%s,device=\"%s\",kind=\"%s\"} %" PRId64 "\n",
+				     l, d, m->is_ram ? "ram" : "persistent", n) < 0;
+			free(d);
+		}
+		free(l);
+	}
+	return r;
+}
+
+static bool same_finding(const struct warning *a, const struct warning *b)
+{
+	return !strcmp(a->code, b->code) && a->severity == b->severity &&
+	       !strcmp(a->array ? a->array : "", b->array ? b->array : "") &&
+	       !strcmp(a->device ? a->device : "", b->device ? b->device : "");
+}
+
+static int findings(FILE *f, const struct status *st)
+{
+	static const char *const sev[] = { "ok", "warning", "critical" };
+	size_t n[3] = { 0 };
+	int r = family(f, "rdmirror_findings", "gauge", "Findings of rdctl --status by severity.");
+
+	for (size_t i = 0; i < st->w.n; i++)
+		n[st->w.v[i].severity]++;
+	for (size_t s = 0; s < 3; s++)
+		r |= fprintf(f, "rdmirror_findings{severity=\"%s\"} %zu\n", sev[s], n[s]) < 0;
+	r |= family(f, "rdmirror_finding", "gauge",
+		    "The findings of rdctl --status by code (see rdctl(8), WARNINGS), array and device.");
+	for (size_t i = 0; i < st->w.n; i++) {
+		const struct warning *w = &st->w.v[i];
+		size_t count = 0;
+		bool first = true;
+		char *c, *a, *d;
+
+		for (size_t j = 0; j < st->w.n; j++) {
+			if (!same_finding(w, &st->w.v[j]))
+				continue;
+			first &= j >= i;
+			count++;
+		}
+		if (!first)
+			continue;	/* counted with the first of its kind */
+		c = esc(w->code);
+		a = esc(w->array);
+		d = esc(w->device);
+		r |= fprintf(f, "rdmirror_finding{code=\"%s\",array=\"%s\",device=\"%s\",severity=\"%s\"} %zu\n",
+			     c, a, d, sev[w->severity], count) < 0;
+		free(c);
+		free(a);
+		free(d);
+	}
+	return r;
+}
+
+static int status_line(FILE *f, int value)
+{
+	return family(f, "rdmirror_status", "gauge",
+		      "The worst finding of rdctl --status: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (status unreadable).") |
+	       (fprintf(f, "rdmirror_status %d\n", value) < 0);
+}
+
+int prom_print(FILE *f, const struct status *st)
+{
+	int r = status_line(f, (int)warnings_worst(&st->w));
+
+	r |= findings(f, st);
+	r |= family(f, "rdmirror_module_loaded", "gauge", "1 when the rdmirror module is loaded.");
+	r |= fprintf(f, "rdmirror_module_loaded %d\n", st->mod.loaded) < 0;
+	r |= per_mirror(f, st, "rdmirror_mirror_configured",
+			"1 when the mirror is in the configuration (rdmirror.conf), 0 when it only has an rd member.",
+			v_configured);
+	r |= per_mirror(f, st, "rdmirror_mirror_ram_member_present",
+			"1 when the array has a working RAM member (in sync or recovering).", v_present);
+	r |= per_mirror(f, st, "rdmirror_mirror_ram_in_sync", "1 when the RAM member is in sync: reads come from RAM.",
+			v_in_sync);
+	r |= ratio(f, st);
+	r |= per_mirror(f, st, "rdmirror_mirror_recovery_eta_seconds",
+			"Seconds md expects the recovery of the RAM member to take yet, at its current speed.", v_eta);
+	r |= per_mirror(f, st, "rdmirror_mirror_ram_allocated_bytes", "Bytes of RAM the RAM member holds.", v_ram);
+	r |= per_mirror(f, st, "rdmirror_mirror_ram_memory_errors",
+			"Pages of the RAM member found broken by memory errors (md re-read their blocks from the disks).",
+			v_memory_errors);
+	r |= reads(f, st);
+	return r ? -1 : 0;
+}
+
+int prom_print_unknown(FILE *f)
+{
+	return status_line(f, 3) ? -1 : 0;
+}
