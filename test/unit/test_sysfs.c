@@ -3,12 +3,13 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "cli/commands.h"
+#include "rd/control.h"
 #include "fake_tree.h"
 #include "md/md.h"
 #include "lib/meminfo.h"
 #include "lib/mounts.h"
 #include "lib/sysfs.h"
+#include "lib/util.h"
 #include "unit.h"
 #include "status/view.h"
 

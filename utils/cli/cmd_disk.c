@@ -2,6 +2,8 @@
 /* --attach, --detach, --resize, --flush: the commands that change disks. */
 #include "cli/commands.h"
 
+#include "mirror/checks.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,35 +12,14 @@
 
 #include <rdmirror.h>
 
-#include "rd/control.h"
 #include "lib/errors.h"
+#include "lib/json.h"
 #include "lib/lock.h"
 #include "lib/meminfo.h"
-#include "status/output_json.h"
 #include "lib/size.h"
 #include "lib/sysfs.h"
 #include "lib/util.h"
-
-char *busy_message(unsigned index)
-{
-	struct rd_disk d;
-	char *msg;
-
-	if (rd_disk_read(index, &d) < 0)
-		return xasprintf("rd%u is in use: see fuser -v /dev/rd%u", index, index);
-	if (d.nholders && !strncmp(d.holders[0], "md", 2))
-		msg = xasprintf("%s is a member of %s: remove it with mdadm /dev/%s --fail /dev/%s --remove /dev/%s first",
-				d.name, d.holders[0], d.holders[0], d.name, d.name);
-	else if (d.nholders)
-		msg = xasprintf("%s is held by %s: remove %s first (see /sys/block/%s/holders)",
-				d.name, d.holders[0], d.holders[0], d.name);
-	else if (d.mountpoint)
-		msg = xasprintf("%s is mounted on %s: unmount it first", d.name, d.mountpoint);
-	else
-		msg = xasprintf("%s is open by a process: see fuser -v /dev/%s", d.name, d.name);
-	rd_disk_clear(&d);
-	return msg;
-}
+#include "rd/control.h"
 
 /*
  * Map a kernel errno of an ioctl to one line naming the cause and the way
@@ -95,31 +76,6 @@ static int close_control(int fd, int rc)
 	if (close(fd) < 0 && rc == 0)
 		return fail_errno(errno, "closing the rdmirror control device failed: %s", strerror(errno));
 	return rc;
-}
-
-/* Refuse needing more than MemAvailable unless --force. */
-int check_memory(const struct opts *o, uint64_t need, const char *what)
-{
-	struct meminfo mi;
-	char *n, *a;
-	int r;
-
-	if (o->force || need == 0)
-		return 0;
-	r = meminfo_read(&mi);
-	if (r < 0 || !mi.has_available)
-		return fail_errno(r < 0 ? -r : ENOENT,
-				  "cannot read MemAvailable from %s/meminfo to check the size: use --force to go ahead anyway",
-				  proc_root());
-	if (need <= mi.available)
-		return 0;
-	n = size_mib_str(need);
-	a = size_mib_str(mi.available / 1048576 * 1048576);
-	r = fail_errno(ENOMEM, "%s needs %s, more than the available memory (%s): use a smaller size, or --force",
-		       what, n, a);
-	free(n);
-	free(a);
-	return r;
 }
 
 int cmd_attach(const struct opts *o, uint64_t size)

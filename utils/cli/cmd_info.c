@@ -8,16 +8,16 @@
 #include <string.h>
 
 #include "lib/errors.h"
-#include "status/list_table.h"
-#include "md/md.h"
 #include "lib/meminfo.h"
+#include "lib/sysfs.h"
+#include "lib/util.h"
+#include "md/md.h"
+#include "status/list_table.h"
 #include "status/output_json.h"
 #include "status/output_text.h"
 #include "status/status.h"
 #include "status/status_nagios.h"
 #include "status/status_prom.h"
-#include "lib/sysfs.h"
-#include "lib/util.h"
 #include "status/view.h"
 #include "status/warnings.h"
 

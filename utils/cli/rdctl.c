@@ -8,9 +8,11 @@
 
 #include "cli/commands.h"
 #include "lib/errors.h"
-#include "status/list_table.h"
 #include "lib/size.h"
 #include "lib/sysfs.h"
+#include "mirror/release.h"
+#include "mirror/restore.h"
+#include "status/list_table.h"
 
 enum command { CMD_NONE, CMD_ATTACH, CMD_DETACH, CMD_RESIZE, CMD_FLUSH,
 	       CMD_LIST, CMD_STATUS, CMD_RESTORE, CMD_RELEASE, CMD_HELP, CMD_VERSION,

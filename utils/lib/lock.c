@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "lib/errors.h"
-#include "md/md_ops.h"
+#include "lib/proc.h"
 #include "lib/util.h"
 
 #define LOCK_NAME	"rdmirror.lock"
@@ -27,7 +27,7 @@ int need_root(const char *verb)
 	return fail(EXIT_RUNTIME, "EPERM", "--%s needs root (run it with sudo)", verb);
 }
 
-static const char *run_dir(void)
+static const char *lock_dir(void)
 {
 	const char *d = getenv("RDCTL_RUN_DIR");
 
@@ -172,7 +172,7 @@ int lock_take(void)
 
 	if (lock_fd >= 0)
 		return 0;
-	path = xasprintf("%s/%s", run_dir(), LOCK_NAME);
+	path = xasprintf("%s/%s", lock_dir(), LOCK_NAME);
 	/* O_CLOEXEC: mdadm and what it leaves running must not keep the lock */
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "lib/proc.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -298,4 +299,43 @@ char *last_line(const char *s)
 	while (start > s && start[-1] != '\n')
 		start--;
 	return xasprintf("%.*s", (int)(end - start), start);
+}
+
+/* Can a word be shown to a shell as it is? */
+static bool shell_plain(const char *w)
+{
+	if (!*w)
+		return false;
+	for (; *w; w++)
+		if (!isalnum((unsigned char)*w) && !strchr("/-_.,:=+@%", *w))
+			return false;
+	return true;
+}
+
+char *command_line(const char *const argv[])
+{
+	char *s = xstrdup("");
+
+	for (size_t i = 0; argv[i]; i++) {
+		char *t, *q = NULL;
+
+		if (!shell_plain(argv[i])) {
+			/* 'it'\''s': single quotes, each ' closed, escaped and reopened */
+			q = xstrdup("'");
+			for (const char *c = argv[i]; *c; c++) {
+				char *u = *c == '\'' ? xasprintf("%s'\\''", q) : xasprintf("%s%c", q, *c);
+
+				free(q);
+				q = u;
+			}
+			t = xasprintf("%s'", q);
+			free(q);
+			q = t;
+		}
+		t = xasprintf("%s%s%s", s, i ? " " : "", q ? q : argv[i]);
+		free(q);
+		free(s);
+		s = t;
+	}
+	return s;
 }

@@ -42,4 +42,7 @@ void proc_result_clear(struct proc_result *res);
 /* The last non-empty line of s (malloc'd), or NULL when none. */
 char *last_line(const char *s);
 
+/* argv as one line a shell reads back the same (words quoted where needed), malloc'd. */
+char *command_line(const char *const argv[]);
+
 #endif

@@ -92,6 +92,13 @@ const char *dev_root(void)
 	return root_from_env("RDCTL_DEV_ROOT", "/dev");
 }
 
+const char *run_dir(void)
+{
+	const char *d = getenv("RDCTL_RUN_DIR");
+
+	return d && *d ? d : "/run/rdmirror";
+}
+
 int read_text_file(const char *path, char **out)
 {
 	size_t cap = 256, len = 0;
@@ -218,4 +225,28 @@ void util_sleep_ms(long ms)
 
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
+}
+
+char *eta_str(int64_t s)
+{
+	if (s < 0)
+		return xstrdup("unknown");
+	if (s >= 3600)
+		return xasprintf("%lldh%02lldm", (long long)(s / 3600), (long long)(s % 3600 / 60));
+	if (s >= 60)
+		return xasprintf("%lldm%02llds", (long long)(s / 60), (long long)(s % 60));
+	return xasprintf("%llds", (long long)s);
+}
+
+char *strv_join(char **v, size_t n, const char *sep)
+{
+	char *s = xstrdup("");
+
+	for (size_t i = 0; i < n; i++) {
+		char *t = xasprintf("%s%s%s", s, i ? sep : "", v[i]);
+
+		free(s);
+		s = t;
+	}
+	return s;
 }

@@ -22,6 +22,12 @@ char *xasprintf(const char *fmt, ...) RDCTL_PRINTF(1, 2);
 const char *sysfs_root(void);
 const char *proc_root(void);
 const char *dev_root(void);
+/*
+ * Where rdctl keeps what lasts until the next boot (the last --restore's
+ * report, the warm-ups' states): RDCTL_RUN_DIR, else /run/rdmirror (a
+ * tmpfs: no file there means none since boot).
+ */
+const char *run_dir(void);
 
 /* Read a whole small text file, trailing newlines removed. 0 or -errno. */
 int read_text_file(const char *path, char **out);
@@ -37,5 +43,11 @@ bool path_exists(const char *path);
 double mono_now(void);
 /* Sleep ms milliseconds (restarted on EINTR). */
 void util_sleep_ms(long ms);
+
+/* A duration: "1h02m", "3m12s", "45s", "unknown" when negative; malloc'd. */
+char *eta_str(int64_t seconds);
+
+/* The n strings of v joined by sep, malloc'd ("" for none). */
+char *strv_join(char **v, size_t n, const char *sep);
 
 #endif

@@ -10,52 +10,12 @@
 #include <unistd.h>
 
 #include "lib/config.h"
-#include "md/md.h"
 #include "lib/proc.h"
 #include "lib/sysfs.h"
 #include "lib/util.h"
-#include "status/view.h"
+#include "md/md.h"
 
 #define MAX_ARGS 24
-
-/* Can a word be shown to a shell as it is? */
-static bool shell_plain(const char *w)
-{
-	if (!*w)
-		return false;
-	for (; *w; w++)
-		if (!isalnum((unsigned char)*w) && !strchr("/-_.,:=+@%", *w))
-			return false;
-	return true;
-}
-
-char *command_line(const char *const argv[])
-{
-	char *s = xstrdup("");
-
-	for (size_t i = 0; argv[i]; i++) {
-		char *t, *q = NULL;
-
-		if (!shell_plain(argv[i])) {
-			/* 'it'\''s': single quotes, each ' closed, escaped and reopened */
-			q = xstrdup("'");
-			for (const char *c = argv[i]; *c; c++) {
-				char *u = *c == '\'' ? xasprintf("%s'\\''", q) : xasprintf("%s%c", q, *c);
-
-				free(q);
-				q = u;
-			}
-			t = xasprintf("%s'", q);
-			free(q);
-			q = t;
-		}
-		t = xasprintf("%s%s%s", s, i ? " " : "", q ? q : argv[i]);
-		free(q);
-		free(s);
-		s = t;
-	}
-	return s;
-}
 
 /* A whole number of seconds from the environment (1 to a day), or def. */
 static unsigned env_seconds(const char *var, unsigned def)

@@ -27,8 +27,6 @@
 int mdadm_call(char **out, char **msg, const char *arg, ...) __attribute__((sentinel));
 /* The same with the arguments (after "mdadm") in a NULL-terminated array. */
 int mdadm_callv(char **out, char **msg, const char *const args[]);
-/* argv as one line a shell reads back the same (words quoted where needed), malloc'd. */
-char *command_line(const char *const argv[]);
 
 /* <dev root>/name, malloc'd: the path mdadm is given for a kernel name ("sdb",
  * "md0"; a '!' in a kernel name, as in cciss!c0d0, becomes '/'). */

@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "lib/config_edit.h"
-#include "md/md_ops.h"
 #include "lib/proc.h"
 #include "lib/util.h"
+#include "md/md_ops.h"
 
 /* One word of the file, as written and as mdadm reads it. */
 struct conf_word {

@@ -11,7 +11,8 @@
 
 #include "lib/config_edit.h"
 #include "lib/errors.h"
-#include "status/output_json.h"
+#include "lib/json.h"
+#include "lib/sysfs.h"
 #include "lib/util.h"
 
 struct boot_item *boot_item_new(struct boot_report *r, const char *array)
@@ -122,13 +123,6 @@ json_t *boot_report_json(const struct boot_report *r, const char *key, const str
 	return root;
 }
 
-const char *boot_run_dir(void)
-{
-	const char *d = getenv("RDCTL_RUN_DIR");
-
-	return d && *d ? d : "/run/rdmirror";
-}
-
 int boot_report_save(const struct boot_report *r, const struct config *cfg)
 {
 	json_t *root = boot_report_json(r, "restore", cfg);
@@ -142,9 +136,9 @@ int boot_report_save(const struct boot_report *r, const struct config *cfg)
 	json_decref(root);
 	if (!text)
 		oom();
-	if (mkdir(boot_run_dir(), 0755) < 0 && errno != EEXIST)
+	if (mkdir(run_dir(), 0755) < 0 && errno != EEXIST)
 		e = -errno;
-	path = xasprintf("%s/restore.json", boot_run_dir());
+	path = xasprintf("%s/restore.json", run_dir());
 	if (!e)
 		e = config_write_atomic(path, text, &msg);
 	if (e < 0)

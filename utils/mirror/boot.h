@@ -62,11 +62,6 @@ bool ram_only_refusal(struct boot_item *it, const struct md_array *a, const char
 json_t *boot_report_json(const struct boot_report *r, const char *key, const struct config *cfg);
 
 /*
- * Where --restore records its last run for --status: RDCTL_RUN_DIR, else
- * /run/rdmirror (a tmpfs: no file there means no restore since boot).
- */
-const char *boot_run_dir(void);
-/*
  * Write the restore report to <run dir>/restore.json atomically: the
  * document of --restore --json with "time" (Unix seconds) and "kernel"
  * (uname -r) added. A failure is a warning on stderr; 0 or -errno.

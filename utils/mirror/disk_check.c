@@ -10,11 +10,11 @@
 #include <unistd.h>
 
 #include "lib/errors.h"
-#include "md/md.h"
 #include "lib/mounts.h"
 #include "lib/proc.h"
 #include "lib/sysfs.h"
 #include "lib/util.h"
+#include "md/md.h"
 
 void disk_info_clear(struct disk_info *d)
 {

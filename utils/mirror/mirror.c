@@ -11,14 +11,14 @@
 
 #include <rdmirror.h>
 
-#include "cli/commands.h"
-#include "rd/control.h"
 #include "lib/errors.h"
-#include "md/md_ops.h"
-#include "status/output_json.h"
+#include "lib/json.h"
+#include "lib/proc.h"
 #include "lib/size.h"
 #include "lib/sysfs.h"
 #include "lib/util.h"
+#include "md/md_ops.h"
+#include "rd/control.h"
 
 #define MAX_ARGS	24
 #define NODE_WAIT_MS	3000

@@ -7,10 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "md/md.h"
-#include "md/md_ops.h"
 #include "lib/sysfs.h"
 #include "lib/util.h"
+#include "md/md.h"
+#include "md/md_ops.h"
 
 #define CHUNK	(64U << 10)
 /*

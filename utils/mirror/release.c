@@ -39,7 +39,7 @@
  * and md recovers only what the bitmap marks as written since (warmup.h).
  * A warm-up copy still running is stopped first, and its disk detached.
  */
-#include "cli/commands.h"
+#include "mirror/release.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -47,16 +47,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mirror/boot.h"
-#include "rd/control.h"
 #include "lib/errors.h"
 #include "lib/lock.h"
-#include "md/md.h"
-#include "md/md_ops.h"
 #include "lib/sysfs.h"
 #include "lib/util.h"
+#include "md/md.h"
+#include "md/md_ops.h"
+#include "mirror/boot.h"
 #include "mirror/warm_record.h"
 #include "mirror/warmup.h"
+#include "rd/control.h"
 
 #define GONE_WAIT_MS	5000
 #define POLL_MS		100

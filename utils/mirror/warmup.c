@@ -15,16 +15,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mirror/boot.h"
 #include "lib/config_edit.h"
-#include "rd/control.h"
 #include "lib/errors.h"
 #include "lib/lock.h"
+#include "lib/sysfs.h"
+#include "lib/util.h"
 #include "md/md.h"
 #include "md/md_ops.h"
 #include "mirror/rd_prepare.h"
-#include "lib/sysfs.h"
-#include "lib/util.h"
+#include "rd/control.h"
+#include "status/warm_state.h"
 
 /*
  * Large reads: the block layer splits one into requests of the disks'
@@ -44,118 +44,6 @@ static void on_stop(int sig)
 {
 	(void)sig;
 	stopping = 1;
-}
-
-static char *state_path(const char *mdname)
-{
-	return xasprintf("%s/warmup-%s.state", boot_run_dir(), mdname);
-}
-
-static int write_state(const char *mdname, const struct warmup *w)
-{
-	char *path = state_path(mdname), *msg = NULL;
-	char *text = xasprintf("pid %ld\nrd %s\ndone %llu\ntotal %llu\nstarted %lld\n", (long)w->pid, w->rd,
-			       (unsigned long long)w->done, (unsigned long long)w->total, (long long)w->started);
-	int r = config_write_atomic(path, text, &msg);
-
-	free(msg);
-	free(text);
-	free(path);
-	return r;
-}
-
-static void remove_state(const char *mdname)
-{
-	char *path = state_path(mdname);
-
-	unlink(path);
-	free(path);
-}
-
-/*
- * Is pid still the daemon? A state file left by one that died (killed, or
- * out of memory) may name a PID the kernel has given to another process
- * since: that one is not ours to signal. The daemon is a fork of rdctl,
- * so its command name is rdctl's.
- */
-static bool is_daemon(pid_t pid)
-{
-	char *path = xasprintf("%s/%ld/comm", proc_root(), (long)pid), *comm = NULL;
-	bool ours = read_text_file(path, &comm) == 0 && !strncmp(comm, "rdctl", 5) &&
-		    (comm[5] == '\0' || !strcmp(comm + 5, "\n"));
-
-	free(comm);
-	free(path);
-	return ours;
-}
-
-double warmup_percent(const struct warmup *w)
-{
-	return w->total ? 100.0 * (double)w->done / (double)w->total : 0.0;
-}
-
-void warmup_clear(struct warmup *w)
-{
-	free(w->rd);
-	memset(w, 0, sizeof(*w));
-}
-
-int warmup_read(const char *mdname, struct warmup *w)
-{
-	char *path = state_path(mdname), *text = NULL, *save = NULL;
-	int r = read_text_file(path, &text);
-
-	memset(w, 0, sizeof(*w));
-	free(path);
-	if (r < 0)
-		return r;
-	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *v = strchr(line, ' ');
-		uint64_t n = 0;
-
-		if (!v)
-			continue;
-		*v++ = '\0';
-		if (!strcmp(line, "rd")) {
-			free(w->rd);
-			w->rd = xstrdup(v);
-		} else if (parse_u64(v, &n)) {
-			if (!strcmp(line, "pid"))
-				w->pid = (pid_t)n;
-			else if (!strcmp(line, "done"))
-				w->done = n;
-			else if (!strcmp(line, "total"))
-				w->total = n;
-			else if (!strcmp(line, "started"))
-				w->started = (int64_t)n;
-		}
-	}
-	free(text);
-	if (!w->rd || w->pid <= 0) {
-		warmup_clear(w);
-		return -EINVAL;
-	}
-	w->alive = is_daemon(w->pid);
-	return 0;
-}
-
-char **warmup_arrays(void)
-{
-	char **names = NULL, **out;
-	size_t n = 0, k = 0;
-
-	if (list_dir(boot_run_dir(), &names, &n) < 0)
-		n = 0;
-	out = xcalloc(n + 1, sizeof(*out));
-	for (size_t i = 0; i < n; i++) {
-		size_t len = strlen(names[i]);
-
-		if (!strncmp(names[i], "warmup-", 7) && len > 13 && !strcmp(names[i] + len - 6, ".state"))
-			out[k++] = xasprintf("%.*s", (int)(len - 13), names[i] + 7);
-		free(names[i]);
-	}
-	free(names);
-	return out;
 }
 
 /* rd is held (by md): rd_disk_read()'s holders */
@@ -198,7 +86,7 @@ int warmup_cancel(const char *mdname, char **why)
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0) {
-		remove_state(mdname);
+		warm_state_remove(mdname);
 		return 0;
 	}
 	if (w.alive && kill(w.pid, SIGTERM) < 0 && errno != ESRCH) {
@@ -208,7 +96,7 @@ int warmup_cancel(const char *mdname, char **why)
 	}
 	for (int waited = 0; w.alive && waited < STOP_WAIT_MS; waited += POLL_MS) {
 		util_sleep_ms(POLL_MS);
-		w.alive = is_daemon(w.pid);
+		w.alive = warmup_is_daemon(w.pid);
 	}
 	if (w.alive) {
 		r = -ETIMEDOUT;
@@ -216,7 +104,7 @@ int warmup_cancel(const char *mdname, char **why)
 				 STOP_WAIT_MS / 1000);
 		goto out;
 	}
-	remove_state(mdname);
+	warm_state_remove(mdname);
 	r = 0;
 	/* a daemon that got as far as the re-add leaves its disk to md */
 	if (!in_an_array(w.rd)) {
@@ -300,7 +188,7 @@ static void test_hold(struct job *j)
 	held = xasprintf("%s.held", hold);
 	if (config_write_atomic(held, "held\n", &msg) < 0)
 		free(msg);
-	write_state(j->mdname, &j->w);
+	warm_state_write(j->mdname, &j->w);
 	while (path_exists(hold) && !stopping)
 		util_sleep_ms(POLL_MS);
 	unlink(held);
@@ -339,10 +227,10 @@ static int copy(struct job *j, int md, int rd, void *buf)
 		j->w.done += n;
 		if (mono_now() - last >= STATE_EVERY_S) {
 			last = mono_now();
-			write_state(j->mdname, &j->w);
+			warm_state_write(j->mdname, &j->w);
 		}
 	}
-	write_state(j->mdname, &j->w);
+	warm_state_write(j->mdname, &j->w);
 	return 0;
 }
 
@@ -463,7 +351,7 @@ out:
 	free(rdpath);
 	/* a stopped one leaves its state to whoever stopped it (warmup_cancel) */
 	if (!stopping)
-		remove_state(j->mdname);
+		warm_state_remove(j->mdname);
 	closelog();
 	return rc;
 }
@@ -476,9 +364,9 @@ int warmup_start(const char *mdname, const char *rd, const struct md_super *sb, 
 	char c;
 
 	*why = NULL;
-	if (mkdir(boot_run_dir(), 0755) < 0 && errno != EEXIST) {
+	if (mkdir(run_dir(), 0755) < 0 && errno != EEXIST) {
 		r = -errno;
-		*why = xasprintf("cannot make %s: %s", boot_run_dir(), strerror(errno));
+		*why = xasprintf("cannot make %s: %s", run_dir(), strerror(errno));
 		return r;
 	}
 	if (pipe2(p, O_CLOEXEC) < 0) {
@@ -520,7 +408,7 @@ int warmup_start(const char *mdname, const char *rd, const struct md_super *sb, 
 		j.w.pid = getpid();
 		j.w.rd = xstrdup(rd);
 		j.w.started = (int64_t)time(NULL);
-		if (write_state(mdname, &j.w) < 0)
+		if (warm_state_write(mdname, &j.w) < 0)
 			_exit(1);
 		close(p[1]);	/* the parent goes on */
 		_exit(daemon_main(&j));

@@ -34,14 +34,8 @@
 #include <sys/types.h>
 
 #include "md/md_super.h"
+#include "status/warm_state.h"
 
-struct warmup {
-	pid_t pid;
-	bool alive;		/* the daemon still runs */
-	char *rd;		/* "rd0" */
-	uint64_t done, total;	/* bytes copied, bytes to copy */
-	int64_t started;	/* Unix seconds */
-};
 
 /*
  * Start the copy of mdname into rd (attached, prepared, not in the array)
@@ -49,11 +43,6 @@ struct warmup {
  */
 int warmup_start(const char *mdname, const char *rd, const struct md_super *sb, char **why);
 
-/* The warm-up of mdname: 0 with *w (alive or not), -ENOENT when none. */
-int warmup_read(const char *mdname, struct warmup *w);
-void warmup_clear(struct warmup *w);
-/* How much of the copy is done, 0 to 100. */
-double warmup_percent(const struct warmup *w);
 
 /*
  * Stop the warm-up of mdname, if any (SIGTERM, then wait for it), and
@@ -62,8 +51,6 @@ double warmup_percent(const struct warmup *w);
  */
 int warmup_cancel(const char *mdname, char **why);
 
-/* The arrays with a warm-up state (NULL-terminated list, free each and it). */
-char **warmup_arrays(void);
 
 /*
  * Wait until the warm-up of mdname is over (its daemon gone), at most

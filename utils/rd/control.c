@@ -13,10 +13,10 @@
 #include <rdmirror.h>
 
 #include "lib/errors.h"
-#include "rd/module_help.h"
-#include "rd/status_module.h"
 #include "lib/sysfs.h"
 #include "lib/util.h"
+#include "rd/module_help.h"
+#include "rd/status_module.h"
 
 #define MODULE_NAME	"rdmirror"
 #define WAIT_MS		3000
@@ -220,4 +220,25 @@ int ctl_resize(int fd, unsigned index, uint64_t size)
 	rs.index = index;
 	rs.size = size;
 	return disk_do_ioctl(fd, RDMIRROR_CTL_RESIZE, &rs, index);
+}
+
+char *busy_message(unsigned index)
+{
+	struct rd_disk d;
+	char *msg;
+
+	if (rd_disk_read(index, &d) < 0)
+		return xasprintf("rd%u is in use: see fuser -v /dev/rd%u", index, index);
+	if (d.nholders && !strncmp(d.holders[0], "md", 2))
+		msg = xasprintf("%s is a member of %s: remove it with mdadm /dev/%s --fail /dev/%s --remove /dev/%s first",
+				d.name, d.holders[0], d.holders[0], d.name, d.name);
+	else if (d.nholders)
+		msg = xasprintf("%s is held by %s: remove %s first (see /sys/block/%s/holders)",
+				d.name, d.holders[0], d.holders[0], d.name);
+	else if (d.mountpoint)
+		msg = xasprintf("%s is mounted on %s: unmount it first", d.name, d.mountpoint);
+	else
+		msg = xasprintf("%s is open by a process: see fuser -v /dev/%s", d.name, d.name);
+	rd_disk_clear(&d);
+	return msg;
 }

@@ -22,4 +22,7 @@ int ctl_remove(int fd, unsigned index);
 int ctl_resize(int fd, unsigned index, uint64_t size);
 int ctl_free_pages(int fd, unsigned index);
 
+/* The message that says who holds a busy disk (holder, mount, process). */
+char *busy_message(unsigned index);
+
 #endif

@@ -7,50 +7,9 @@
 
 #include "lib/errors.h"
 
-static void *check(void *p)
-{
-	if (!p)
-		oom();
-	return p;
-}
-
-json_t *jobj(void)
-{
-	return check(json_object());
-}
-
-void jset(json_t *obj, const char *key, json_t *value)
-{
-	check(value);
-	if (json_object_set_new(obj, key, value) < 0)
-		check(NULL);
-}
-
-static void jappend(json_t *arr, json_t *value)
-{
-	check(value);
-	if (json_array_append_new(arr, value) < 0)
-		check(NULL);
-}
-
-json_t *jstr_or_null(const char *s)
-{
-	return check(s ? json_string(s) : json_null());
-}
-
-json_t *ju64(uint64_t v)
-{
-	return check(json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v));
-}
-
-static json_t *jtri(int v)
-{
-	return check(v < 0 ? json_null() : json_boolean(v));
-}
-
 json_t *json_disk(const struct rd_disk *d, const struct disk_view *v)
 {
-	json_t *o = jobj(), *holders = check(json_array());
+	json_t *o = jobj(), *holders = jcheck(json_array());
 
 	jset(o, "name", json_string(d->name));
 	jset(o, "size", ju64(d->size));
@@ -72,7 +31,7 @@ json_t *json_disk(const struct rd_disk *d, const struct disk_view *v)
 
 json_t *json_md_array(const struct md_array *a)
 {
-	json_t *o = jobj(), *sync = jobj(), *members = check(json_array());
+	json_t *o = jobj(), *sync = jobj(), *members = jcheck(json_array());
 	double pct = md_sync_percent(a);
 	int64_t eta = md_sync_eta(a);
 
@@ -162,14 +121,4 @@ json_t *json_memory(const struct meminfo *mi, const struct rd_disk *disks, size_
 	jset(o, "rd_size", ju64(size));
 	jset(o, "rd_disks", ju64(n));
 	return o;
-}
-
-int json_emit(json_t *root)
-{
-	int r = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-
-	json_decref(root);
-	if (r < 0 || fputc('\n', stdout) == EOF || fflush(stdout) == EOF)
-		return fail_errno(errno ? errno : EIO, "cannot write the JSON document to standard output");
-	return 0;
 }

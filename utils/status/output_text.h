@@ -6,10 +6,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "md/md.h"
 #include "lib/meminfo.h"
-#include "status/status.h"
 #include "lib/sysfs.h"
+#include "md/md.h"
+#include "status/status.h"
 #include "status/view.h"
 #include "status/warnings.h"
 

@@ -15,11 +15,11 @@
 #include "lib/config.h"
 #include "lib/config_edit.h"
 #include "lib/errors.h"
+#include "lib/util.h"
 #include "md/md_ops.h"
 #include "md/mdadm_conf.h"
 #include "rd/module_help.h"
-#include "lib/util.h"
-#include "mirror/warmup.h"
+#include "status/warm_state.h"
 
 const char *mirror_state_name(enum mirror_state s)
 {

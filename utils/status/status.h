@@ -13,11 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "md/md.h"
 #include "lib/meminfo.h"
+#include "lib/sysfs.h"
+#include "md/md.h"
 #include "rd/status_module.h"
 #include "status/status_restore.h"
-#include "lib/sysfs.h"
 #include "status/view.h"
 #include "status/warnings.h"
 

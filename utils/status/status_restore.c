@@ -7,8 +7,8 @@
 
 #include <jansson.h>
 
-#include "md/md_ops.h"
 #include "lib/util.h"
+#include "md/md_ops.h"
 
 #define RECORD_NAME	"restore.json"
 #define RECORD_DEFAULT	"/run/rdmirror/" RECORD_NAME

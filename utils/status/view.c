@@ -60,14 +60,3 @@ void disk_view_clear(struct disk_view *v)
 	memset(v, 0, sizeof(*v));
 	v->sync_percent = -1;
 }
-
-char *eta_str(int64_t s)
-{
-	if (s < 0)
-		return xstrdup("unknown");
-	if (s >= 3600)
-		return xasprintf("%lldh%02lldm", (long long)(s / 3600), (long long)(s % 3600 / 60));
-	if (s >= 60)
-		return xasprintf("%lldm%02llds", (long long)(s / 60), (long long)(s % 60));
-	return xasprintf("%llds", (long long)s);
-}

@@ -5,8 +5,8 @@
 
 #include <stdint.h>
 
-#include "md/md.h"
 #include "lib/sysfs.h"
+#include "md/md.h"
 
 struct disk_view {
 	char *mirror;		/* md array holding it, or another holder, or NULL */
@@ -22,7 +22,5 @@ void disk_view_clear(struct disk_view *v);
 
 /* The role of one member as a word: see struct disk_view. */
 const char *md_member_role(const struct md_member *m);
-/* "1h02m", "3m12s", "45s": malloc'd. */
-char *eta_str(int64_t seconds);
 
 #endif

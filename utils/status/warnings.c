@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "status/kernel_bugs.h"
 #include "lib/size.h"
 #include "lib/util.h"
+#include "status/kernel_bugs.h"
 #include "status/view.h"
 
 void warnings_add(struct warnings *w, enum severity sev, const char *code, const char *array,

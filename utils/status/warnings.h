@@ -5,9 +5,9 @@
 
 #include <stddef.h>
 
-#include "md/md.h"
 #include "lib/meminfo.h"
 #include "lib/sysfs.h"
+#include "md/md.h"
 
 /*
  * How bad a finding is, in the monitoring plugins' terms (their exit

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --convert: an existing mirror gets a RAM member: the RAM disk attached
+ * and --added as a spare, then raid-devices grown by one, so md recovers
+ * the spare into the new slot (mirror/steps.h).
+ */
+#include "cli/commands.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/errors.h"
+#include "lib/size.h"
+#include "lib/util.h"
+#include "md/md_ops.h"
+#include "mirror/checks.h"
+#include "mirror/conf_steps.h"
+#include "mirror/restore.h"
+#include "mirror/steps.h"
+
+int cmd_convert(const struct opts *o, const char *array)
+{
+	struct md_array a = { 0 };
+	struct mirror_run r;
+	const struct md_member *rm;
+	char *mdpath = NULL, *kname = NULL, *msg = NULL, *rdpath = NULL, *rdn = NULL, *s;
+	uint64_t need = 0, size;
+	int rc;
+
+	if ((rc = mirror_begin(o, "convert")) || (rc = check_kernel_bug(o, "convert")) ||
+	    (rc = mirror_find_array(array, &mdpath, &kname, &a)))
+		goto out_early;
+	rc = EXIT_RUNTIME;
+	if (!a.level || strcmp(a.level, "raid1")) {
+		fail_errno(EINVAL, "%s is %s, not raid1: rdmirror mirrors only RAID1", array, a.level ? a.level : "of an unknown level");
+		goto out_early;
+	}
+	rm = mirror_rd_member(&a);
+	if (rm) {
+		bool found = false;
+
+		/* a --convert stopped half way: finish it as the boot's restore would */
+		if (!o->dry_run && conf_names_array(o, kname)) {
+			if (!o->json)
+				printf("%s has a RAM member (%s, %s) and is in %s: finishing an interrupted --convert as rdctl --restore does\n",
+				       kname, rm->name, md_member_role(rm), conf_path_of(o));
+			rc = restore_array(o, kname, &found);
+			if (found)
+				goto out_early;
+		}
+		rc = EXIT_RUNTIME;
+		fail_errno(EEXIST, "%s has a RAM member already (%s, %s): see rdctl --status", array, rm->name,
+			   md_member_role(rm));
+		goto out_early;
+	}
+	for (size_t i = 0; i < a.nmembers; i++) {
+		const struct md_member *m = &a.members[i];
+
+		if (m->faulty) {
+			fail_errno(EBUSY, "%s has a failed member %s: replace or remove it first (mdadm %s --remove /dev/%s)",
+				   array, m->name, mdpath, m->name);
+			goto out_early;
+		}
+		/*
+		 * md saw write errors on it: the next spare added becomes its
+		 * replacement, and the disk is failed once the copy is done,
+		 * instead of the spare filling the new slot.
+		 */
+		if (m->state && strstr(m->state, "want_replacement")) {
+			fail_errno(EBUSY, "%s of %s wants a replacement (md saw write errors on it): md would make the RAM disk its replacement and fail the disk; replace it first (mdadm %s --replace /dev/%s --with DISK) or, if the errors are understood, clear the flag (echo -want_replacement > %s/block/%s/md/dev-%s/state)",
+				   m->name, array, mdpath, m->name, sysfs_root(), kname, m->name);
+			goto out_early;
+		}
+		/* md shows a member it recovers as "spare" too, with a slot */
+		if (m->slot < 0) {
+			fail_errno(EBUSY, "%s has a spare %s: md would put it, not the RAM disk, into the new slot; remove it first (mdadm %s --remove /dev/%s)",
+				   array, m->name, mdpath, m->name);
+			goto out_early;
+		}
+	}
+	if (a.degraded != 0) {
+		fail_errno(EBUSY, "%s is degraded (%d member%s missing): repair it before adding a RAM member", array,
+			   a.degraded, a.degraded == 1 ? "" : "s");
+		goto out_early;
+	}
+	if (md_sync_running(&a) || (a.sync_action && strcmp(a.sync_action, "idle"))) {
+		fail_errno(EBUSY, "%s is busy with a %s: wait until it ends (mdadm --wait %s)", array,
+			   a.sync_action ? a.sync_action : "sync", mdpath);
+		goto out_early;
+	}
+	if (md_member_size(kname, &need, &msg) < 0) {
+		fail_errno(EINVAL, "%s", msg);
+		goto out_early;
+	}
+	size = o->auto_size ? need : o->size;
+	if (size < need) {
+		char *a1 = size_mib_str(size), *a2 = size_mib_str(need);
+
+		fail_errno(EINVAL, "--size %s is smaller than the %s a member of %s needs: use --size auto", a1, a2, array);
+		free(a1);
+		free(a2);
+		goto out_early;
+	}
+	if ((rc = check_memory(o, size, "the RAM member")))
+		goto out_early;
+
+	mirror_run_init(&r, "convert", kname, o->dry_run, o->json);
+	r.uuid = md_uuid_of(kname);
+	for (size_t i = 0; i < a.nmembers; i++)
+		strv_add(&r.members, &r.nmembers, a.members[i].name);
+	if (r.nmembers == 1)
+		mirror_note(&r, xasprintf("%s has only one persistent member: one disk failure from losing everything",
+					  kname));
+	/*
+	 * The configuration line first, mdadm.conf next (its num-devices=
+	 * must fit the array before and after the grow): an interruption
+	 * after any later step leaves what the next --restore, or this
+	 * command run again, finishes.
+	 */
+	r.size = size;
+	r.prealloc = o->prealloc;
+	rc = conf_add_line(&r, o, kname, o->auto_size);
+	if (rc) {
+		rc = mirror_failed(xasprintf("%s is unchanged", kname));
+		goto out;
+	}
+	rc = mdadm_conf_fit_step(&r);
+	if (rc) {
+		conf_undo_line(&r);
+		rc = mirror_failed(xasprintf("%s is unchanged", kname));
+		goto out;
+	}
+	rc = mirror_attach(&r, size, o->prealloc);
+	if (rc) {
+		if (r.rd)
+			mirror_detach(&r, true);
+		conf_undo_line(&r);
+		rc = mirror_failed(xasprintf("%s is unchanged", kname));
+		goto out;
+	}
+	rdpath = r.rd ? md_dev_path(r.rd) : xasprintf("%s/rdN", dev_root());
+	/* A spare first: growing then makes md recover it into the new slot. */
+	rc = mirror_add_ram(&r, mdpath, kname, rdpath);
+	if (rc) {
+		mirror_detach(&r, true);
+		conf_undo_line(&r);
+		rc = mirror_failed(xasprintf("%s is unchanged", kname));
+		goto out;
+	}
+	rdn = xasprintf("--raid-devices=%d", a.raid_disks + 1);
+	rc = mirror_mdadm(&r, false, "--grow", mdpath, rdn, NULL);
+	if (rc) {
+		if (!mirror_mdadm(&r, true, mdpath, "--remove", rdpath, NULL))
+			mirror_detach(&r, true);
+		conf_undo_line(&r);
+		rc = mirror_failed(xasprintf("%s should be as it was: check mdadm --detail %s", kname, mdpath));
+		goto out;
+	}
+	rc = mirror_set_write_mostly(&r, &a, true);
+	if (rc) {
+		rc = mirror_failed(xasprintf("%s has its RAM member %s, but not every disk is write-mostly: reads may go to the disks; retry with rdctl --restore",
+					     kname, r.rd));
+		goto out;
+	}
+	/*
+	 * With write-behind, md would acknowledge writes once the RAM member
+	 * has them, before the disks do: every write must be on disk first.
+	 */
+	if (a.write_behind > 0) {
+		s = xasprintf("%s/block/%s/md/bitmap/backlog", sysfs_root(), kname);
+		rc = mirror_sysfs(&r, false, s, "0");
+		free(s);
+		if (rc) {
+			rc = mirror_failed(xasprintf("%s has its RAM member %s, but write-behind is still on: a power cut can lose acknowledged writes; turn it off: echo 0 > %s/block/%s/md/bitmap/backlog",
+						     kname, r.rd, sysfs_root(), kname));
+			goto out;
+		}
+		mirror_note(&r, xasprintf("write-behind turned off (it was up to %d writes): every write is on the disks before it is acknowledged",
+					  a.write_behind));
+	}
+	rc = mirror_finish(&r, o, kname, mdpath);
+	if (rc)
+		goto out;
+	s = size_mib_str(r.size);
+	rc = mirror_print_summary(&r, xasprintf("Converted %s: %s (%s%s) added, %s; disks write-mostly; %s %s", kname, r.rd, s,
+					 r.prealloc ? ", preallocated" : "", r.sync ? r.sync : "state unknown",
+					 r.config_changed ? "added to" : "already in", r.config_path));
+	free(s);
+	if (!rc)
+		rc = mirror_emit(&r);
+out:
+	mirror_run_free(&r);
+out_early:
+	md_array_clear(&a);
+	free(msg);
+	free(rdpath);
+	free(rdn);
+	free(mdpath);
+	free(kname);
+	return rc;
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The options of a command line, as the verbs and the mirror's steps read them. */
+#ifndef RDCTL_OPTIONS_H
+#define RDCTL_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "status/list_table.h"
+
+struct opts {
+	bool json, prealloc, force, wait, dry_run;
+	const char *config;	/* --config FILE, or NULL for /etc/rdmirror.conf */
+	bool auto_size;		/* --size auto (the default of the mirror commands) */
+	uint64_t size;		/* --size SIZE, bytes */
+	bool bitmap_none;	/* --bitmap none */
+	unsigned timeout;	/* --timeout SEC of --wait, 0: the default */
+	bool quiet;		/* --quiet: --status prints nothing, only its exit status */
+	bool nagios;		/* --nagios: --status as a monitoring plugin (one line, exit 0-3) */
+	bool prometheus;	/* --prometheus: --status as Prometheus metrics */
+	struct list_format list; /* --list: -o, --raw, -n, -b */
+};
+
+#endif

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "mirror/steps.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/errors.h"
+#include "lib/lock.h"
+#include "lib/util.h"
+#include "md/md_ops.h"
+#include "mirror/conf_steps.h"
+#include "mirror/rd_prepare.h"
+
+#define POLL_MS		100
+
+/*
+ * Root and the lock first (lock.h). A dry run changes nothing: it takes no
+ * lock, and needs no root to read what sysfs shows (--convert, --revert);
+ * --create's opens the disks (create_dry_root()).
+ */
+int mirror_begin(const struct opts *o, const char *verb)
+{
+	return o->dry_run ? 0 : change_begin(verb);
+}
+
+/*
+ * ARRAY as the user wrote it: /dev/mdN, mdN or /dev/md/NAME. *path is
+ * what mdadm is given; *kname the kernel name when it exists or is
+ * fixed by the form (mdN), else NULL. 0 or a usage error.
+ */
+int mirror_parse_array(const char *arg, char **path, char **kname)
+{
+	const char *w = arg;
+
+	*path = NULL;
+	*kname = NULL;
+	if (!strncmp(w, "/dev/md/", 8) && w[8] && !strchr(w + 8, '/')) {
+		*path = xasprintf("%s/md/%s", dev_root(), w + 8);
+		*kname = md_resolve_name(w + 8);
+		return 0;
+	}
+	if (!strncmp(w, "/dev/", 5))
+		w += 5;
+	if (!strncmp(w, "md", 2) && w[2] >= '0' && w[2] <= '9' && strspn(w + 2, "0123456789") == strlen(w + 2) &&
+	    (w[2] != '0' || !w[3])) {
+		*kname = xstrdup(w);
+		*path = md_dev_path(w);
+		return 0;
+	}
+	return fail(EXIT_USAGE, "USAGE", "invalid array '%s': expected /dev/mdN, mdN or /dev/md/NAME", arg);
+}
+
+/* An existing, running array: its kernel name and path, or an error. */
+int mirror_find_array(const char *arg, char **path, char **kname, struct md_array *a)
+{
+	int r = mirror_parse_array(arg, path, kname);
+
+	if (r)
+		return r;
+	if (!*kname || !md_has_members(*kname))
+		return fail_errno(ENODEV, "no array %s: see cat /proc/mdstat", arg);
+	r = md_array_read(*kname, a);
+	if (r < 0)
+		return fail_errno(-r, "cannot read %s/block/%s/md: %s", sysfs_root(), *kname, strerror(-r));
+	if (!a->array_state || !strcmp(a->array_state, "inactive") || !strcmp(a->array_state, "clear")) {
+		r = fail_errno(ENXIO, "%s is not running (state %s): start it first (mdadm --run %s)", arg,
+			       a->array_state ? a->array_state : "unknown", *path);
+		md_array_clear(a);
+		return r;
+	}
+	return 0;
+}
+
+const struct md_member *mirror_rd_member(const struct md_array *a)
+{
+	for (size_t i = 0; i < a->nmembers; i++)
+		if (a->members[i].is_ram)
+			return &a->members[i];
+	return NULL;
+}
+
+/* "mdadm MD --add /dev/rdN" of the fresh RAM disk, its metadata space
+ * made ready first (rd_prepare.h). 0 or an exit code. */
+int mirror_add_ram(struct mirror_run *r, const char *mdpath, const char *kname, const char *rdpath)
+{
+	char *msg = NULL;
+	int e;
+
+	if (!r->dry_run && r->rd && kname && (e = rd_prepare_for_md(r->rd, kname, &msg)) < 0) {
+		e = fail_errno(-e, "%s", msg);
+		free(msg);
+		return e;
+	}
+	return mirror_mdadm(r, false, mdpath, "--add", rdpath, NULL);
+}
+
+/* The RAM member's sync state in words, and --wait. */
+int mirror_finish_sync(struct mirror_run *r, const struct opts *o, const char *kname)
+{
+	struct md_array a;
+	const struct md_member *m;
+	char *msg = NULL;
+
+	if (r->dry_run || !r->rd)
+		return 0;
+	if (o->wait) {
+		int e;
+
+		/* every change is made: the wait need not hold others off */
+		lock_release();
+		e = md_wait_in_sync(kname, r->rd, isatty(2) == 1, md_wait_bound(o->timeout), &msg);
+
+		if (e < 0) {
+			e = fail_errno(-e, "%s", msg);
+			free(msg);
+			return e;
+		}
+	}
+	if (md_array_read(kname, &a) < 0)
+		return 0;
+	m = mirror_rd_member(&a);
+	if (m && m->in_sync && !md_sync_running(&a)) {
+		r->sync = xstrdup("in sync");
+	} else if (m) {
+		double pct = md_sync_percent(&a);
+
+		r->sync = pct >= 0 ? xasprintf("recovery %.1f%%", pct) : xstrdup("recovery started");
+	}
+	md_array_clear(&a);
+	return 0;
+}
+
+/* create and convert, once the RAM member is in: the configuration line,
+ * the mdadm.conf check, the sync state (and --wait). 0 or an exit code. */
+int mirror_finish(struct mirror_run *r, const struct opts *o, const char *kname, const char *mdpath)
+{
+	mdadm_conf_check_listed(r, mdpath);
+	return mirror_finish_sync(r, o, kname);
+}
+
+int mirror_print_summary(struct mirror_run *r, char *text)
+{
+	int rc = 0;
+
+	if (!r->json && !r->dry_run && printf("%s\n", text) < 0)
+		rc = fail_errno(EIO, "cannot write to standard output");
+	free(text);
+	return rc;
+}
+
+/* Write-mostly on (convert) or off (revert) for every working persistent member. */
+int mirror_set_write_mostly(struct mirror_run *r, const struct md_array *a, bool on)
+{
+	for (size_t i = 0; i < a->nmembers; i++) {
+		const struct md_member *m = &a->members[i];
+		char *path;
+		int rc;
+
+		if (m->is_ram || m->faulty || m->write_mostly == on)
+			continue;
+		path = xasprintf("%s/block/%s/md/dev-%s/state", sysfs_root(), a->name, m->name);
+		rc = mirror_sysfs(r, false, path, on ? "writemostly" : "-writemostly");
+		free(path);
+		if (rc)
+			return rc;
+		strv_add(&r->wm, &r->nwm, m->name);
+	}
+	return 0;
+}
