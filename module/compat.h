@@ -113,6 +113,10 @@ static inline int rd_compat_open(struct block_device *bdev, fmode_t mode)
 #include <kunit/static_stub.h>
 #include <kunit/visibility.h>
 #define RD_KUNIT_HOOKS 1
+/* The kunit headers' own hooks, under names of rdmirror's. */
+#define RD_VISIBLE_IF_KUNIT VISIBLE_IF_KUNIT
+#define EXPORT_SYMBOL_IF_RD_KUNIT EXPORT_SYMBOL_IF_KUNIT
+#define RD_STUB_REDIRECT KUNIT_STATIC_STUB_REDIRECT
 /* rd_disk.c's block major, for the tests to open disks by number. */
 extern int rd_major;
 /* rd_store.c: discarded pages freed by one RCU callback each. */
@@ -122,10 +126,10 @@ extern atomic_long_t rd_store_single_frees;
  * No-ops that still name their symbol, so that a misspelt one fails to
  * build on every kernel, not only on a test kernel.
  */
-#define VISIBLE_IF_KUNIT static
+#define RD_VISIBLE_IF_KUNIT static
 #define RD_NOT_EXPORTED(symbol) static_assert(sizeof(typeof(symbol) *))
-#define EXPORT_SYMBOL_IF_KUNIT RD_NOT_EXPORTED
-#define KUNIT_STATIC_STUB_REDIRECT(real_fn_name, args...) ((void)(real_fn_name))
+#define EXPORT_SYMBOL_IF_RD_KUNIT RD_NOT_EXPORTED
+#define RD_STUB_REDIRECT(real_fn_name, args...) ((void)(real_fn_name))
 #endif
 
 /* Module namespaces became strings in 6.13. */

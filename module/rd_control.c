@@ -37,7 +37,7 @@ int rd_ctl_check_size(u64 size)
 		return -ENOMEM;
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(rd_ctl_check_size);
+EXPORT_SYMBOL_IF_RD_KUNIT(rd_ctl_check_size);
 
 int rd_ctl_check_add(const struct rdmirror_add *req)
 {
@@ -47,7 +47,7 @@ int rd_ctl_check_add(const struct rdmirror_add *req)
 		return -EINVAL;
 	return rd_ctl_check_size(req->size);
 }
-EXPORT_SYMBOL_IF_KUNIT(rd_ctl_check_add);
+EXPORT_SYMBOL_IF_RD_KUNIT(rd_ctl_check_add);
 
 int rd_ctl_check_resize(const struct rdmirror_resize *req)
 {
@@ -56,7 +56,7 @@ int rd_ctl_check_resize(const struct rdmirror_resize *req)
 		return -EINVAL;
 	return rd_ctl_check_size(req->size);
 }
-EXPORT_SYMBOL_IF_KUNIT(rd_ctl_check_resize);
+EXPORT_SYMBOL_IF_RD_KUNIT(rd_ctl_check_resize);
 
 int rd_ctl_check_disk(const struct rdmirror_disk *req)
 {
@@ -65,7 +65,7 @@ int rd_ctl_check_disk(const struct rdmirror_disk *req)
 		return -EINVAL;
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(rd_ctl_check_disk);
+EXPORT_SYMBOL_IF_RD_KUNIT(rd_ctl_check_disk);
 
 struct rd_ctl_add_answer {
 	struct rdmirror_add __user *argp;

@@ -7,8 +7,12 @@
  * sector never written has no page (ENODATA). Root only, as debugfs is.
  *
  * /sys/kernel/debug/rdmirror/read_per_page_mask: bit N makes rdN read
- * page by page as rdmirror did before (rd_device.h), for make bench's
- * comparison of the two read paths at once.
+ * each page under its own RCU section and walk from the xarray's root
+ * (a batch of 1, rd_store_read_bio()), for make bench's comparison of
+ * the two read paths at once.
+ *
+ * Built only with RDMIRROR_TEST=1 (Kbuild): no installed module has
+ * these files.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -24,6 +28,14 @@ static struct dentry *rd_debugfs_dir;
 static DEFINE_MUTEX(rd_debugfs_mutex);
 static unsigned long rd_debugfs_pfn;
 static int rd_debugfs_err = -ENODATA;
+static u32 rd_read_per_page_mask;
+
+unsigned int rd_debugfs_read_batch(const struct rd_device *rd)
+{
+	return rd->index < 32 &&
+	       (READ_ONCE(rd_read_per_page_mask) & BIT(rd->index)) ?
+	       1 : RD_READ_BATCH;
+}
 
 static ssize_t rd_pfn_write(struct file *file, const char __user *ubuf,
 			    size_t len, loff_t *ppos)

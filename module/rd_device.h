@@ -77,7 +77,16 @@ void rd_store_init(struct rd_device *rd);
 void rd_store_destroy(struct rd_device *rd);
 int rd_store_read(struct rd_device *rd, sector_t sector, struct page *dst,
 		  unsigned int dst_off, unsigned int len);
-int rd_store_read_bio(struct rd_device *rd, struct bio *bio, bool per_page);
+/*
+ * Pieces a bio's read copies under one RCU section (256 KiB of 4 KiB
+ * pages). A bio may carry many MiB: the section ends and begins again
+ * between batches, so that on PREEMPT_RCU kernels (Debian's) a grace
+ * period waiting on the reader ends at the next batch, not at the bio's
+ * end.
+ */
+#define RD_READ_BATCH	64
+int rd_store_read_bio(struct rd_device *rd, struct bio *bio,
+		      unsigned int batch);
 int rd_store_write(struct rd_device *rd, sector_t sector, struct page *src,
 		   unsigned int src_off, unsigned int len, gfp_t gfp);
 void rd_store_discard(struct rd_device *rd, sector_t sector,
@@ -85,7 +94,6 @@ void rd_store_discard(struct rd_device *rd, sector_t sector,
 int rd_store_prealloc(struct rd_device *rd, pgoff_t first, pgoff_t end);
 struct page *rd_store_alloc_page(gfp_t gfp);
 unsigned long rd_store_copy_mc(void *dst, const void *src, size_t len);
-int rd_store_pfn(struct rd_device *rd, sector_t sector, unsigned long *pfn);
 int rd_store_module_init(void);
 void rd_store_module_exit(void);
 void rd_store_flush_frees(void);
@@ -112,14 +120,6 @@ void rd_hwpoison_exit(void);
 
 /* rd_io.c: the bio path */
 void rd_submit_bio(struct bio *bio);
-/*
- * Bit N set: rdN reads page by page, each page its own RCU section and
- * walk from the xarray's root, as rdmirror did before it walked a bio's
- * pages in one descent. Set in debugfs (read_per_page_mask), so that
- * make bench can measure the two at once; 0 otherwise.
- */
-extern u32 rd_read_per_page_mask;
-
 /* rd_disk.c: disk lifetime, called by the control device */
 /*
  * Called by rd_disk_add() with the new index before the disk appears;
@@ -134,11 +134,27 @@ int rd_disk_free_pages(u32 index);
 int rd_disk_open(struct gendisk *disk);
 int rd_disks_init(unsigned int max_disks, bool iostats);
 void rd_disks_exit(void);
-int rd_disk_pfn(u32 index, sector_t sector, unsigned long *pfn);
 
-/* rd_debugfs.c: what the tests need to know and users do not */
+/*
+ * rd_debugfs.c, in the test build only (RDMIRROR_TEST=1): a sector's page
+ * frame, for the hwpoison injector, and disks that read page by page, for
+ * the bench. The module users install has neither file, and its reads
+ * take RD_READ_BATCH pieces a section always.
+ */
+#ifdef RDMIRROR_TEST_BUILD
 void rd_debugfs_init(void);
 void rd_debugfs_exit(void);
+unsigned int rd_debugfs_read_batch(const struct rd_device *rd);
+int rd_disk_pfn(u32 index, sector_t sector, unsigned long *pfn);
+int rd_store_pfn(struct rd_device *rd, sector_t sector, unsigned long *pfn);
+#else
+static inline void rd_debugfs_init(void) {}
+static inline void rd_debugfs_exit(void) {}
+static inline unsigned int rd_debugfs_read_batch(const struct rd_device *rd)
+{
+	return RD_READ_BATCH;
+}
+#endif
 
 /* rd_control.c: /dev/rdmirror-control */
 int rd_control_init(void);

@@ -30,8 +30,8 @@ static DEFINE_MUTEX(rd_ctl_mutex);
 static DEFINE_IDR(rd_indexes);
 static unsigned int rd_max_disks;
 static bool rd_iostats;
-VISIBLE_IF_KUNIT int rd_major;
-EXPORT_SYMBOL_IF_KUNIT(rd_major);
+RD_VISIBLE_IF_KUNIT int rd_major;
+EXPORT_SYMBOL_IF_RD_KUNIT(rd_major);
 
 static ssize_t allocated_bytes_show(struct device *dev,
 				    struct device_attribute *attr, char *buf)
@@ -186,7 +186,7 @@ out_free_rd:
 	rd_device_free(rd);
 	return err;
 }
-EXPORT_SYMBOL_IF_KUNIT(rd_disk_add);
+EXPORT_SYMBOL_IF_RD_KUNIT(rd_disk_add);
 
 /* Caller holds rd_ctl_mutex and has taken @rd out of the index map. */
 static void rd_disk_destroy(struct rd_device *rd)
@@ -235,7 +235,7 @@ int rd_disk_remove(u32 index)
 	mutex_unlock(&rd_ctl_mutex);
 	return err;
 }
-EXPORT_SYMBOL_IF_KUNIT(rd_disk_remove);
+EXPORT_SYMBOL_IF_RD_KUNIT(rd_disk_remove);
 
 /*
  * Grow a preallocated disk: fill the new range with no lock held (the
@@ -302,7 +302,7 @@ out_unlock:
 	mutex_unlock(&rd_ctl_mutex);
 	return err;
 }
-EXPORT_SYMBOL_IF_KUNIT(rd_disk_resize);
+EXPORT_SYMBOL_IF_RD_KUNIT(rd_disk_resize);
 
 int rd_disk_free_pages(u32 index)
 {
@@ -328,8 +328,9 @@ int rd_disk_free_pages(u32 index)
 	mutex_unlock(&rd_ctl_mutex);
 	return err;
 }
-EXPORT_SYMBOL_IF_KUNIT(rd_disk_free_pages);
+EXPORT_SYMBOL_IF_RD_KUNIT(rd_disk_free_pages);
 
+#ifdef RDMIRROR_TEST_BUILD
 /* The page frame behind @sector of disk @index (rd_debugfs.c). */
 int rd_disk_pfn(u32 index, sector_t sector, unsigned long *pfn)
 {
@@ -348,6 +349,7 @@ int rd_disk_pfn(u32 index, sector_t sector, unsigned long *pfn)
 	mutex_unlock(&rd_ctl_mutex);
 	return err;
 }
+#endif
 
 int rd_disks_init(unsigned int max_disks, bool iostats)
 {

@@ -7,8 +7,8 @@
  * do nothing more and leaves the page to rd, whose reads of it then fail,
  * so that md reads the block from a disk and writes it back. The flag is
  * in the struct page, which a read otherwise never touches: reading it
- * costs a cache miss and a TLB miss per 4 KiB (5% to 9% of a 4 KiB read
- * in make bench's VM, test/bench/ab), which brd does not pay. So rd reads
+ * costs a cache miss and a TLB miss per 4 KiB (docs/BENCHMARKS.md), which
+ * brd does not pay. So rd reads
  * the flag only once memory_failure() has run. memory_failure() reports
  * every call on its tracepoint, memory_failure_event (where the kernel has
  * it: in 6.x only with CONFIG_RAS); the tracepoint is not exported to
@@ -30,7 +30,7 @@
 #include "rd_device.h"
 
 bool rd_hwpoison_seen __read_mostly;
-EXPORT_SYMBOL_IF_KUNIT(rd_hwpoison_seen);
+EXPORT_SYMBOL_IF_RD_KUNIT(rd_hwpoison_seen);
 
 static struct tracepoint *rd_mf_tp;
 

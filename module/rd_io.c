@@ -13,19 +13,10 @@
 
 #include "rd_device.h"
 
-u32 rd_read_per_page_mask;
-
-/* rdN reads page by page (the bench's "previous rd"): see rd_device.h. */
-static bool rd_reads_per_page(struct rd_device *rd)
-{
-	return unlikely(rd->index < 32 &&
-			(READ_ONCE(rd_read_per_page_mask) & BIT(rd->index)));
-}
-
 static blk_status_t rd_do_read(struct rd_device *rd, struct bio *bio)
 {
 	/* A memory error: md reads the block from a disk. */
-	if (rd_store_read_bio(rd, bio, rd_reads_per_page(rd)))
+	if (rd_store_read_bio(rd, bio, rd_debugfs_read_batch(rd)))
 		return BLK_STS_IOERR;
 	return BLK_STS_OK;
 }

@@ -291,8 +291,8 @@ static bool rd_kunit_long_written(u64 idx)
 /*
  * Read @len bytes from @sector in one bio of 16 KiB multi-page segments
  * and check them against what rd_kunit_disk_long_read() wrote: through
- * the block layer, or (@per_page) straight into the store's page-by-page
- * path, the one the bench compares against.
+ * the block layer, or (@per_page) straight into the store with a batch
+ * of 1, the path the bench compares against.
  */
 static void rd_kunit_long_read(struct kunit *test, struct file *file,
 			       sector_t sector, unsigned int len, bool per_page)
@@ -316,7 +316,7 @@ static void rd_kunit_long_read(struct kunit *test, struct file *file,
 		__bio_add_page(bio, pages[i], min(seg, len - i * seg), 0);
 	}
 	if (per_page)
-		KUNIT_EXPECT_EQ(test, rd_store_read_bio(rd_kunit_rd(file), bio, true), 0);
+		KUNIT_EXPECT_EQ(test, rd_store_read_bio(rd_kunit_rd(file), bio, 1), 0);
 	else
 		KUNIT_EXPECT_EQ(test, submit_bio_wait(bio), 0);
 	bio_put(bio);

@@ -18,10 +18,11 @@ module_param(max_disks, uint, 0444);
 MODULE_PARM_DESC(max_disks, "Most rd disks that may exist at once (1-1024, default 64)");
 
 /*
- * Off by default, as in brd: per-disk statistics cost 1% to 3% of a 4 KiB
- * read (docs/BENCHMARKS.md), and md's and the persistent members' own
- * counters already show where an array's reads go. A disk's
- * queue/iostats turns them on for that disk at any time.
+ * Off by default, as in brd: per-disk statistics add accounting at the
+ * start and end of every bio (its cost: docs/BENCHMARKS.md), and md's and
+ * the persistent members' own counters already show where an array's
+ * reads go. A disk's queue/iostats turns them on for that disk at any
+ * time.
  */
 static bool iostats;
 module_param(iostats, bool, 0444);

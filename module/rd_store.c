@@ -36,10 +36,10 @@
  */
 struct page *rd_store_alloc_page(gfp_t gfp)
 {
-	KUNIT_STATIC_STUB_REDIRECT(rd_store_alloc_page, gfp);
+	RD_STUB_REDIRECT(rd_store_alloc_page, gfp);
 	return alloc_page(gfp);
 }
-EXPORT_SYMBOL_IF_KUNIT(rd_store_alloc_page);
+EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_alloc_page);
 
 /* Every page is reached through kmap_local_page(): highmem will do. */
 static struct page *rd_store_new_page(gfp_t gfp)
@@ -54,10 +54,10 @@ static struct page *rd_store_new_page(gfp_t gfp)
  */
 unsigned long rd_store_copy_mc(void *dst, const void *src, size_t len)
 {
-	KUNIT_STATIC_STUB_REDIRECT(rd_store_copy_mc, dst, src, len);
+	RD_STUB_REDIRECT(rd_store_copy_mc, dst, src, len);
 	return copy_mc_to_kernel(dst, src, len);
 }
-EXPORT_SYMBOL_IF_KUNIT(rd_store_copy_mc);
+EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_copy_mc);
 
 static bool rd_page_broken(struct page *page)
 {
@@ -133,8 +133,8 @@ struct rd_free_batch {
 static struct workqueue_struct *rd_free_wq;
 
 /* For the tests: pages freed one RCU callback each (no batch to be had). */
-VISIBLE_IF_KUNIT atomic_long_t rd_store_single_frees = ATOMIC_LONG_INIT(0);
-EXPORT_SYMBOL_IF_KUNIT(rd_store_single_frees);
+RD_VISIBLE_IF_KUNIT atomic_long_t rd_store_single_frees = ATOMIC_LONG_INIT(0);
+EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_single_frees);
 
 static void rd_page_free_rcu(struct rcu_head *head)
 {
@@ -198,7 +198,7 @@ void rd_store_flush_frees(void)
 	rcu_barrier();
 	flush_workqueue(rd_free_wq);
 }
-EXPORT_SYMBOL_IF_KUNIT(rd_store_flush_frees);
+EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_flush_frees);
 
 void rd_store_module_exit(void)
 {
@@ -214,7 +214,7 @@ void rd_store_init(struct rd_device *rd)
 	atomic_long_set(&rd->bad_pages, 0);
 	atomic_long_set(&rd->replaced_pages, 0);
 }
-EXPORT_SYMBOL_IF_KUNIT(rd_store_init);
+EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_init);
 
 /* Called once no I/O can reach the disk any more. */
 void rd_store_destroy(struct rd_device *rd)
@@ -229,7 +229,7 @@ void rd_store_destroy(struct rd_device *rd)
 	xa_destroy(&rd->pages);
 	atomic_long_set(&rd->nr_pages, 0);
 }
-EXPORT_SYMBOL_IF_KUNIT(rd_store_destroy);
+EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_destroy);
 
 /*
  * The page at @idx, found with @xas (under the caller's RCU section): for
@@ -354,29 +354,21 @@ int rd_store_read(struct rd_device *rd, sector_t sector, struct page *dst,
 	rcu_read_unlock();
 	return err;
 }
-EXPORT_SYMBOL_IF_KUNIT(rd_store_read);
+EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_read);
 #endif
-
-/*
- * Pieces a bio's read copies under one RCU section (256 KiB of 4 KiB
- * pages). A bio may carry many MiB: the section ends and begins again
- * between batches, so that on PREEMPT_RCU kernels (Debian's) a grace
- * period waiting on the reader ends at the next batch, not at the bio's
- * end.
- */
-#define RD_READ_BATCH	64
 
 /*
  * Read a bio's data into its pages: as rd_store_read() on each piece in
  * turn, a piece being the part of a segment within one store page, with
  * one RCU section for RD_READ_BATCH pieces and each page found from the
  * one before. A 1 MiB read makes one walk from the root, not 256.
- * @per_page: each piece its own section and walk, as before (the bench's
- * comparison). Returns 0, or -EIO at the first piece that failed.
+ * @batch: pieces a section (RD_READ_BATCH; 1 makes each piece its own
+ * section and walk, in the test build only). Returns 0, or -EIO at the
+ * first piece that failed.
  */
-int rd_store_read_bio(struct rd_device *rd, struct bio *bio, bool per_page)
+int rd_store_read_bio(struct rd_device *rd, struct bio *bio,
+		      unsigned int batch)
 {
-	unsigned int batch = per_page ? 1 : RD_READ_BATCH;
 	sector_t sector = bio->bi_iter.bi_sector;
 	XA_STATE(xas, &rd->pages, 0);
 	unsigned int held = 0;
@@ -414,7 +406,7 @@ out:
 	rcu_read_unlock();
 	return err;
 }
-EXPORT_SYMBOL_IF_KUNIT(rd_store_read_bio);
+EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_read_bio);
 
 /*
  * Put a new page in @old's place at @idx: @len bytes at @off from @src
@@ -551,7 +543,7 @@ int rd_store_write(struct rd_device *rd, sector_t sector, struct page *src,
 		/* Another writer inserted this page first: write into it. */
 	}
 }
-EXPORT_SYMBOL_IF_KUNIT(rd_store_write);
+EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_write);
 
 /*
  * Zero [off, off + len) of the page at @idx, if there is one. A broken
@@ -643,7 +635,7 @@ void rd_store_discard(struct rd_device *rd, sector_t sector,
 			      (end - sector) << SECTOR_SHIFT,
 			      rd_discard_gfp(flags));
 }
-EXPORT_SYMBOL_IF_KUNIT(rd_store_discard);
+EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_discard);
 
 /*
  * Pages that preallocations running now have yet to take: each one counts
@@ -730,8 +722,9 @@ int rd_store_prealloc(struct rd_device *rd, pgoff_t first, pgoff_t end)
 				     RD_DISCARD_QUIESCED | RD_DISCARD_MAY_SLEEP);
 	return err;
 }
-EXPORT_SYMBOL_IF_KUNIT(rd_store_prealloc);
+EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_prealloc);
 
+#ifdef RDMIRROR_TEST_BUILD
 /* The page frame behind @sector, for the tests' memory-error injection. */
 int rd_store_pfn(struct rd_device *rd, sector_t sector, unsigned long *pfn)
 {
@@ -744,3 +737,4 @@ int rd_store_pfn(struct rd_device *rd, sector_t sector, unsigned long *pfn)
 	rcu_read_unlock();
 	return page ? 0 : -ENODATA;
 }
+#endif

@@ -50,6 +50,30 @@ rd_common_setup() {
 	[[ -d /sys/module/rdmirror ]] || modprobe rdmirror
 }
 
+# rd_use_test_module: the test build of the module (RDMIRROR_TEST=1,
+# test/vm/build-module) in place of the installed one, for the debugfs
+# files that name a sector's page frame. Nothing may use the module yet
+# (call it from setup, before any disk). rd_drop_test_module in teardown
+# unloads it, so that the next suite loads the installed one again.
+rd_use_test_module() {
+	local ko=$RD_TOP/build/$(uname -r)/module/rdmirror.ko
+	[[ ! -e /sys/kernel/debug/rdmirror/pfn ]] || return 0
+	[[ -f "$ko" ]] || { echo "no test build of the module: $ko" >&2; return 1; }
+	rd_cleanup
+	modprobe -r rdmirror
+	insmod "$ko"
+	[[ -e /sys/kernel/debug/rdmirror/pfn ]]
+}
+
+rd_drop_test_module() {
+	# the debug kernel loads the test build for every suite: keep it there
+	if [[ ! -e /sys/kernel/debug/rdmirror/pfn ]] || rd_debug_kernel; then
+		return 0
+	fi
+	rd_cleanup
+	modprobe -r rdmirror
+}
+
 rd_common_teardown() {
 	local log bad
 	rd_cleanup

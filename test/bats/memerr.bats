@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # Memory errors in an rd disk's pages, injected with the kernel's own
 # hwpoison injector (debugfs hwpoison/corrupt-pfn; the page behind a
-# sector comes from rdmirror's debugfs pfn file): rd fails the read of
+# sector comes from the debugfs pfn file of the module's test build,
+# loaded for this suite): rd fails the read of
 # that block alone, md reads it from a disk and writes it back, rd puts it
 # in a new page. The poisoned page stays poisoned for the VM's life, out
 # of use.
@@ -12,11 +13,15 @@
 
 setup() {
 	rd_common_setup
+	rd_use_test_module
 	[[ -e /sys/kernel/debug/hwpoison/corrupt-pfn ]] || modprobe hwpoison-inject
 	INJECT=/sys/kernel/debug/hwpoison/corrupt-pfn
 	[[ -w $INJECT ]]
 }
-teardown() { rd_common_teardown; }
+teardown() {
+	rd_common_teardown
+	rd_drop_test_module
+}
 
 # rd_pfn INDEX SECTOR: the page frame behind a sector of rdINDEX.
 rd_pfn() {
