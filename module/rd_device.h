@@ -53,6 +53,13 @@ struct rd_device {
 	 * between that decision and del_gendisk().
 	 */
 	bool deleting;
+	/*
+	 * Set under disk->open_mutex once a free-all has decided that nobody
+	 * holds the disk open, cleared under it when the emptying is over:
+	 * ->open refuses meanwhile, so that no write lands in a disk being
+	 * emptied, to be discarded after it was acknowledged.
+	 */
+	bool emptying;
 	/* Under rd_ctl_mutex: a preallocated grow is filling the new range. */
 	bool growing;
 	struct gendisk *disk;

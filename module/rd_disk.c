@@ -92,7 +92,9 @@ int rd_disk_open(struct gendisk *disk)
 {
 	struct rd_device *rd = disk->private_data;
 
-	return rd->deleting ? -ENXIO : 0;
+	if (rd->deleting)
+		return -ENXIO;
+	return rd->emptying ? -EBUSY : 0;
 }
 
 static const struct block_device_operations rd_fops = {
@@ -202,7 +204,14 @@ static void rd_disk_destroy(struct rd_device *rd)
  * marked so under the same open_mutex, and no open gets in any more.
  * Called with rd_ctl_mutex held.
  */
-static int rd_disk_find_idle(u32 index, bool deleting, struct rd_device **rdp)
+/* What rd_disk_find_idle() marks on a disk it found idle. */
+enum rd_idle_mark {
+	RD_IDLE_DELETE,		/* rd->deleting: it goes */
+	RD_IDLE_EMPTY,		/* rd->emptying: it is emptied */
+};
+
+static int rd_disk_find_idle(u32 index, enum rd_idle_mark mark,
+			     struct rd_device **rdp)
 {
 	struct rd_device *rd = idr_find(&rd_indexes, index);
 	int err = 0;
@@ -212,8 +221,10 @@ static int rd_disk_find_idle(u32 index, bool deleting, struct rd_device **rdp)
 	mutex_lock(&rd->disk->open_mutex);
 	if (disk_openers(rd->disk) || rd->growing)
 		err = -EBUSY;
-	else if (deleting)
+	else if (mark == RD_IDLE_DELETE)
 		rd->deleting = true;
+	else
+		rd->emptying = true;
 	mutex_unlock(&rd->disk->open_mutex);
 	if (!err)
 		*rdp = rd;
@@ -227,7 +238,7 @@ int rd_disk_remove(u32 index)
 
 	if (mutex_lock_killable(&rd_ctl_mutex))
 		return -EINTR;
-	err = rd_disk_find_idle(index, true, &rd);
+	err = rd_disk_find_idle(index, RD_IDLE_DELETE, &rd);
 	if (!err) {
 		idr_remove(&rd_indexes, index);
 		rd_disk_destroy(rd);
@@ -312,18 +323,20 @@ int rd_disk_free_pages(u32 index)
 
 	if (mutex_lock_killable(&rd_ctl_mutex))
 		return -EINTR;
-	err = rd_disk_find_idle(index, false, &rd);
+	err = rd_disk_find_idle(index, RD_IDLE_EMPTY, &rd);
 	if (!err) {
 		/* A preallocated disk keeps its memory reserved, zeroed. */
 		if (rd->prealloc)
 			flags |= RD_DISCARD_KEEP_PAGES;
 		/*
-		 * Without open_mutex, so that opens do not wait for it: an
-		 * opener that gets in meanwhile races an emptying, as I/O
-		 * races a discard (old data or zeros, never freed memory:
-		 * the pages go after a grace period).
+		 * Without open_mutex, which a large disk's emptying would hold
+		 * for seconds: rd->emptying keeps every opener out instead, so
+		 * no I/O runs until the disk is empty.
 		 */
 		rd_store_discard(rd, 0, get_capacity(rd->disk), flags);
+		mutex_lock(&rd->disk->open_mutex);
+		rd->emptying = false;
+		mutex_unlock(&rd->disk->open_mutex);
 	}
 	mutex_unlock(&rd_ctl_mutex);
 	return err;

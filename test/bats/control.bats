@@ -182,6 +182,62 @@ teardown() { rd_common_teardown; }
 	cmp -n $((16 * MiB)) /dev/rd0 /dev/zero
 }
 
+# A free-all (--flush) empties a disk it found unopened, and that takes a
+# while on a large disk: an open in the meantime must be refused, never
+# let in to write blocks that the emptying then discards.
+@test "an open while --flush empties the disk is refused, no write lost" {
+	local size=$((512 * MiB)) i out
+	rd_add "$size"
+	dd if=/dev/zero of=/dev/rd0 bs=4M count=$((size / (4 * MiB))) oflag=direct status=none
+	[ "$(rd_allocated rd0)" = "$size" ]
+	# The writer: as soon as the disk has fewer pages than it had (the
+	# emptying has begun), open it for a direct write of its last block,
+	# hold the descriptor until the flush is over, read the block back
+	# through it. It prints "refused" (the open failed with EBUSY),
+	# "kept", "lost", or "late" (the disk was empty by the time the open
+	# returned: the race was not tried).
+	python3 - "$size" "$T" >"$T/writer" 2>&1 <<'PY' &
+import errno, mmap, os, sys, time
+size, tmp = int(sys.argv[1]), sys.argv[2]
+def allocated():
+    with open("/sys/block/rd0/rdmirror/allocated_bytes") as f:
+        return int(f.read())
+open(tmp + "/ready", "w").close()
+deadline = time.monotonic() + 60
+while allocated() >= size:
+    if time.monotonic() > deadline:
+        print("the emptying never began")
+        sys.exit(0)
+try:
+    fd = os.open("/dev/rd0", os.O_RDWR | os.O_DIRECT)
+except OSError as e:
+    print("refused" if e.errno == errno.EBUSY else "open: " + e.strerror)
+    sys.exit(0)
+if allocated() == 0:
+    print("late")
+    sys.exit(0)
+buf = mmap.mmap(-1, 4096)
+buf.write(b"rdtest-flush-race" * 240 + b"\0" * 16)
+assert os.pwritev(fd, [buf], size - 4096) == 4096
+while not os.path.exists(tmp + "/flushed"):
+    time.sleep(0.01)
+back = mmap.mmap(-1, 4096)
+os.preadv(fd, [back], size - 4096)
+print("kept" if back[:] == buf[:] else "lost")
+PY
+	for ((i = 0; i < 200; i++)); do
+		[[ -e "$T/ready" ]] && break
+		sleep 0.05
+	done
+	rdctl --flush rd0
+	touch "$T/flushed"
+	wait $!
+	out=$(cat "$T/writer")
+	echo "the writer: $out"
+	[[ "$out" == refused || "$out" == kept ]]
+	[ "$(rd_allocated rd0)" = 0 ]
+}
+
 @test "module unload removes idle disks and is refused while one is open" {
 	rd_add $((8 * MiB))
 	rd_add $((8 * MiB))
