@@ -305,6 +305,10 @@ usage "abbrev revert" "'--rev' would run --revert: write it in full" --rev /dev/
 usage "abbrev detach" "'--det' would run --detach: write it in full" --det rd0
 usage "abbrev detach eq" "'--detac' would run --detach: write it in full" --detac=rd0
 usage "abbrev flush" "'--fl' would run --flush: write it in full" --fl rd0
+usage "abbrev create" "'--cr' would run --create: write it in full" --cr /dev/md99 /dev/sdx /dev/sdy
+usage "abbrev convert" "'--conv' would run --convert: write it in full" --conv /dev/md0
+usage "abbrev force" "'--fo' would give --force: write it in full" --create /dev/md99 /dev/sdx /dev/sdy --fo --dry-run
+usage "abbrev force eq" "'--forc' would give --force: write it in full" --forc --convert /dev/md0
 usage "ambiguous" "ambiguous option '--re': it could be --resize, --restore, --release, --revert" --re
 usage "no argument" "option --list takes no argument (in '--list=foo')" --list=foo
 usage "no argument short" "option --force takes no argument (in '--force=1')" -a 4M --force=1

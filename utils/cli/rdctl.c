@@ -34,7 +34,11 @@ enum { OPT_NAGIOS = 512, OPT_PROMETHEUS };
  * Long options that take mirrors apart or drop data: GNU getopt would run
  * them from any unique prefix (--rel), so they must be spelled in full.
  */
-static const char *const full_only[] = { "release", "revert", "detach", "flush", "refresh" };
+/* Commands that change arrays or drop data, and the option that overrides
+ * refusals: never run from an abbreviation ("--cr", "--fo"). */
+static const char *const full_only[] = {
+	"release", "revert", "detach", "flush", "refresh", "create", "convert", "force",
+};
 
 static const char usage_text[] =
 "Usage: rdctl COMMAND [OPTIONS]\n"
@@ -239,7 +243,7 @@ static const char *long_word(char **argv)
 	return argv[optind - 1];
 }
 
-/* Refuse an abbreviation of a command in full_only[]. */
+/* Refuse an abbreviation of a name in full_only[]. */
 static int check_full_spelling(char **argv, int li)
 {
 	const char *word = long_word(argv), *name = long_opts[li].name;
@@ -247,7 +251,12 @@ static int check_full_spelling(char **argv, int li)
 	if (strncmp(word, "--", 2) || strcspn(word + 2, "=") == strlen(name))
 		return 0;
 	for (size_t i = 0; i < sizeof(full_only) / sizeof(full_only[0]); i++)
-		if (!strcmp(name, full_only[i]))
+		if (strcmp(name, full_only[i]))
+			continue;
+		else if (!strcmp(name, "force"))
+			return usage_error("'%.*s' would give --%s: write it in full, it overrides a refusal",
+					   (int)strcspn(word, "="), word, name);
+		else
 			return usage_error("'%.*s' would run --%s: write it in full, it changes arrays or drops data",
 					   (int)strcspn(word, "="), word, name);
 	return 0;
