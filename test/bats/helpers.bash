@@ -56,7 +56,8 @@ rd_common_setup() {
 # (call it from setup, before any disk). rd_drop_test_module in teardown
 # unloads it, so that the next suite loads the installed one again.
 rd_use_test_module() {
-	local ko=$RD_TOP/build/$(uname -r)/module/rdmirror.ko
+	local ko
+	ko=$RD_TOP/build/$(uname -r)/module/rdmirror.ko
 	[[ ! -e /sys/kernel/debug/rdmirror/pfn ]] || return 0
 	[[ -f "$ko" ]] || { echo "no test build of the module: $ko" >&2; return 1; }
 	rd_cleanup
