@@ -43,7 +43,7 @@ rd_common_setup() {
 	echo "$RD_LOG_MARK" >/dev/kmsg
 	RD_HDD_WRITES=$(rd_hdd_writes)
 	T=$BATS_TEST_TMPDIR
-	# warm-start records (utils/warm_record.h): the test's, not the host's
+	# warm-start records (utils/mirror/warm_record.h): the test's, not the host's
 	# /var/lib/rdmirror; missing, so --release keeps none unless a test
 	# makes the directory (warmup.bats)
 	export RDCTL_STATE_DIR=$T/state

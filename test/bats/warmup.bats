@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The warm start (utils/warmup.h): a RAM member that --release took out
+# The warm start (utils/mirror/warmup.h): a RAM member that --release took out
 # comes back by a copy of the array and a re-add, and md recovers only what
 # was written since it left. Each test checks the data that RAM serves.
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The invariants of a parsed /etc/rdmirror.conf (utils/config.h), shared by
+ * The invariants of a parsed /etc/rdmirror.conf (utils/lib/config.h), shared by
  * the config_text and config_read targets. buf[0..len) is the text parsed.
  */
 #ifndef RDCTL_FUZZ_CONFIG_CHECK_H

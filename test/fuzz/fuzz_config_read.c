@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * config_read() (utils/config.c) on a file holding exactly the input: every
+ * config_read() (utils/lib/config.c) on a file holding exactly the input: every
  * byte counts, NULs, CR, no final newline. The file is a memfd, read through
  * /proc/self/fd/N. Invariants: config_check.h; config_read() returns 0;
  * and when the input holds no NUL, the result is config_parse_text()'s.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * config_parse_text() (utils/config.c) on any text: the parser of
+ * config_parse_text() (utils/lib/config.c) on any text: the parser of
  * /etc/rdmirror.conf, then config_drop_same_arrays() on what it kept.
  * config_parse_text() takes a C string, so the input counts up to its first
  * NUL byte (the config_read target gives whole files, NULs and all).

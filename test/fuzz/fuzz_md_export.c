@@ -3,9 +3,9 @@
  * What rdctl reads of mdadm's output: KEY=VALUE lines of
  * "mdadm --detail --export" and "mdadm --examine --export" (MD_UUID,
  * MD_DEVICES), UUIDs in any printed form (md_uuid_same), and mdadm's last
- * line on stderr for the error messages (last_line, utils/proc.c).
+ * line on stderr for the error messages (last_line, utils/lib/proc.c).
  *
- * export_value() is static in utils/md_ops.c: this
+ * export_value() is static in utils/md/md_ops.c: this
  * harness includes md_ops.c itself to reach it (md_ops.o of the library
  * is then not linked: every symbol of it is defined here).
  *
@@ -15,7 +15,7 @@
  * digits; last_line is NULL only for blank text, else a non-empty piece of
  * the text without a newline or a trailing blank.
  */
-#include "md/md_ops.c"	/* utils/md_ops.c, by -I */
+#include "md/md_ops.c"	/* utils/md/md_ops.c, by -I */
 
 #include "lib/config.h"
 #include "fuzz.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * parse_u64() (utils/util.c), which reads every number rdctl takes from
+ * parse_u64() (utils/lib/util.c), which reads every number rdctl takes from
  * sysfs (size, allocated bytes, md's raid_disks, degraded, slot, offsets),
  * on any string, and read_u64_file() on a file holding the input (as a
  * sysfs attribute does, with its trailing newline). Invariants: parse_u64

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What rdctl reads of /proc: mount_point_of() (utils/mounts.c) on
+ * What rdctl reads of /proc: mount_point_of() (utils/lib/mounts.c) on
  * <proc>/self/mountinfo, whose mount points anybody who can mount (a
  * FUSE or udisks user) names, mountinfo_unescape() on any text, and
- * meminfo_read() (utils/meminfo.c) on <proc>/meminfo. Both files are the
+ * meminfo_read() (utils/lib/meminfo.c) on <proc>/meminfo. Both files are the
  * input: RDCTL_PROC_ROOT names a directory in $TMPDIR whose self/mountinfo
  * and meminfo link to a memfd holding it.
  *

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rd_parse_name() (utils/sysfs.c), the rdN argument of --detach, --resize,
- * --flush, and md_name_is_rd() (utils/md.c), which sorts md members into
+ * rd_parse_name() (utils/lib/sysfs.c), the rdN argument of --detach, --resize,
+ * --flush, and md_name_is_rd() (utils/md/md.c), which sorts md members into
  * RAM and persistent ones, on any string. Invariant: both agree with a
  * plain reading of the rules: "rdN" or "/dev/rdN" (md_name_is_rd: "rdN"
  * only), N decimal, no sign, no leading zero, at most UINT32_MAX.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * size_parse() (utils/size.c): the SIZE of --attach, --resize, --size and
+ * size_parse() (utils/lib/size.c): the SIZE of --attach, --resize, --size and
  * of each /etc/rdmirror.conf line, on any string. Invariants:
  *   - it returns 0 or -1;
  *   - 0: err is NULL, the size is > 0 and a multiple of 4096, and reads
