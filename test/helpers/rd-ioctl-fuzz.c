@@ -152,6 +152,13 @@ static uint64_t totalram;	/* bytes, as the module's totalram_pages() */
 static uint32_t max_disks;
 static unsigned char *guard;	/* one read-write page, then one PROT_NONE */
 static struct slot *slots;
+/*
+ * Free-pages requests begun and ended, by any thread on any disk (a flipped
+ * bit may aim one at another disk than its slot's): the disk a free-pages
+ * empties refuses opens (EBUSY) until it is empty, so an open may be
+ * refused only if a free-pages overlapped it.
+ */
+static atomic_ulong frees_begun, frees_ended;
 static const char *ctl_path;
 
 /*
@@ -163,7 +170,7 @@ static pthread_rwlock_t add_lock;
 static atomic_uint live_count;
 static atomic_ulong counts[K_NR][MAX_ERRNO];
 static atomic_ulong violations, n_added, n_removed, n_resized, n_freed,
-	n_opened, n_verified;
+	n_opened, n_open_busy, n_verified;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uint64_t rnd(struct rng *r)
@@ -674,9 +681,13 @@ static long issue(struct thr *t, int kind, unsigned long cmd, void *ptr,
 	int e = 0;
 
 	errno = 0;
+	if (kind == K_FREE)
+		atomic_fetch_add(&frees_begun, 1);
 	ret = ioctl(t->fd, cmd, ptr);
 	if (ret < 0)
 		e = errno;
+	if (kind == K_FREE)
+		atomic_fetch_add(&frees_ended, 1);
 	t->calls++;
 	atomic_fetch_add(&counts[kind][ret < 0 ? (e < MAX_ERRNO ? e : MAX_ERRNO - 1) : 0], 1);
 	if (verbose) {
@@ -1199,6 +1210,7 @@ static void act_open(struct thr *t)
 	static _Thread_local unsigned char *buf;
 	int slot = hold_live(t, false), fd;
 	uint64_t size = 0, off;
+	unsigned long ended;
 	char path[32];
 
 	if (slot < 0)
@@ -1208,7 +1220,13 @@ static void act_open(struct thr *t)
 		return;
 	}
 	snprintf(path, sizeof(path), "/dev/rd%d", slot);
+	ended = atomic_load(&frees_ended);
 	fd = open(path, O_RDWR | O_DIRECT | O_CLOEXEC);
+	if (fd < 0 && errno == EBUSY && atomic_load(&frees_begun) > ended) {
+		atomic_fetch_add(&n_open_busy, 1);
+		release(slot);
+		return;
+	}
 	if (fd < 0) {
 		violation(t, "open %s (a disk of ours): %s", path, ename(errno));
 		release(slot);
@@ -1360,10 +1378,10 @@ static void summary(unsigned long calls, uint64_t seed, double secs)
 		if (used[e])
 			printf(" %7lu", col[e]);
 	putchar('\n');
-	printf("disks: %lu added (%lu checked in sysfs), %lu removed by the threads, %lu resizes, %lu free-pages, %lu opens\n",
+	printf("disks: %lu added (%lu checked in sysfs), %lu removed by the threads, %lu resizes, %lu free-pages, %lu opens (%lu refused during a free-pages)\n",
 	       (unsigned long)n_added, (unsigned long)n_verified,
 	       (unsigned long)n_removed, (unsigned long)n_resized,
-	       (unsigned long)n_freed, (unsigned long)n_opened);
+	       (unsigned long)n_freed, (unsigned long)n_opened, (unsigned long)n_open_busy);
 	printf("invariant violations: %lu\n", (unsigned long)violations);
 }
 
