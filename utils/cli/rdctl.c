@@ -31,11 +31,10 @@ enum { OPT_PREALLOC = 256, OPT_FORCE, OPT_RESTORE, OPT_RELEASE, OPT_WAIT, OPT_CO
 enum { OPT_NAGIOS = 512, OPT_PROMETHEUS };
 
 /*
- * Long options that take mirrors apart or drop data: GNU getopt would run
- * them from any unique prefix (--rel), so they must be spelled in full.
+ * Long options that make, change or take apart mirrors or drop data, and
+ * the one that overrides refusals: GNU getopt would run them from any
+ * unique prefix ("--rel", "--cr", "--fo"), so they must be spelled in full.
  */
-/* Commands that change arrays or drop data, and the option that overrides
- * refusals: never run from an abbreviation ("--cr", "--fo"). */
 static const char *const full_only[] = {
 	"release", "revert", "detach", "flush", "refresh", "create", "convert", "force",
 };

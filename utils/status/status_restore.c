@@ -11,15 +11,13 @@
 #include "md/md_ops.h"
 
 #define RECORD_NAME	"restore.json"
-#define RECORD_DEFAULT	"/run/rdmirror/" RECORD_NAME
 /* a record is a few lines a mirror: anything larger is not one */
 #define RECORD_MAX	(1 << 20)
 
+/* Where boot_report_save() (mirror/boot.c) writes it. */
 static char *record_path(void)
 {
-	const char *d = getenv("RDCTL_RUN_DIR");
-
-	return d && *d ? xasprintf("%s/%s", d, RECORD_NAME) : xstrdup(RECORD_DEFAULT);
+	return xasprintf("%s/%s", run_dir(), RECORD_NAME);
 }
 
 static char *str_of(json_t *o, const char *key)
