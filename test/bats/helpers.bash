@@ -95,6 +95,7 @@ rd_common_teardown() {
 # Stop every md array on an rd disk or a test disk, unmount, remove disks.
 rd_cleanup() {
 	local m d mnt mounts=()
+	rd_kill_warmups
 	while read -r _ mnt _; do
 		[[ "$mnt" =~ ^/(mnt|tmp)/rdtest ]] && mounts=("$mnt" "${mounts[@]}")
 	done </proc/mounts
@@ -123,6 +124,20 @@ rd_cleanup() {
 			rd_remove "${d##*/}" || true
 		done
 	fi
+}
+
+# rd_kill_warmups: what a reboot or a power cut does to a warm-up copy's
+# daemon (an rdctl in the background, utils/mirror/warmup.h): kill -9
+# every rdctl (the tests run rdctl in the foreground), and wait until
+# they are gone, so that their RAM disks and arrays are free.
+rd_kill_warmups() {
+	pkill -9 -x rdctl || true
+	for _ in $(seq 50); do
+		pgrep -x rdctl >/dev/null || return 0
+		sleep 0.1
+	done
+	echo "an rdctl outlived kill -9" >&2
+	return 1
 }
 
 # rd_add SIZE_BYTES [prealloc]: create a disk with rdctl, print its name.

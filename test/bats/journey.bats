@@ -204,8 +204,16 @@ hdd_write_sectors() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	validate convert
-	[[ "$output" == *'"mdadm --grow /dev/md0 --raid-devices=3"'* ]]
+	[[ "$output" == *'"mdadm --grow /dev/md0 --raid-devices=3 --force"'* ]]
 	[ "$(md_attr raid_disks)" = 2 ]
+	# an array without a bitmap gets one first: the warm start needs it
+	mdadm --grow --bitmap=none /dev/md0
+	run rdctl --convert /dev/md0 --dry-run --config "$CONF"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"mdadm --grow /dev/md0 --bitmap=internal --bitmap-chunk=128M"*"--raid-devices=3"*"# warm start"* ]]
+	[[ "$output" == *"internal write-intent bitmap is added to md0"* ]]
+	[ "$(md_attr bitmap/location)" = none ]
 	[ ! -e /sys/block/rd0 ]
 	[ "$(cat "$CONF")" = "$CONF_BEFORE" ]
 	run rdctl --revert /dev/md0 --dry-run
@@ -227,8 +235,8 @@ hdd_write_sectors() {
 	run rdctl --convert /dev/md0 --config "$CONF" --wait
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"mdadm /dev/md0 --add /dev/rd0"* ]]
-	[[ "$output" == *"mdadm --grow /dev/md0 --raid-devices=3"* ]]
+	# the warm start: the new slot empty, then rdctl copies the array in
+	[[ "$output" == *"mdadm --grow /dev/md0 --raid-devices=3"*"# warm start: copy /dev/md0 into rd0"* ]]
 	[[ "$output" == *"echo writemostly > /sys/block/md0/md/dev-$H1/state"* ]]
 	touch "$T/stop"
 	wait "$WRITER"

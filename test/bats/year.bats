@@ -72,6 +72,7 @@ check_data() {
 # boot's restore.
 reboot_array() {
 	local d
+	rd_kill_warmups
 	mdadm --stop /dev/md0 >/dev/null 2>&1 || true
 	for d in /sys/block/rd*; do
 		if [ -e "$d" ]; then rdctl --detach "${d##*/}" >/dev/null; fi

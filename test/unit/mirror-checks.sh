@@ -33,15 +33,25 @@ expect_state() {	# NAME MEMBER STATE
 	if [ "$(state_of "$2")" = "$3" ]; then pass; else fail "$1: $2 is '$(state_of "$2")', want '$3'"; fi
 }
 
-# --- convert: the RAM disk joins as a spare, then md grows into it ---------
+# --- convert: a bitmap for the warm start, the grow (the RAM slot empty),
+# the warm start, which cannot read the fake disks' superblocks: the RAM
+# disk added into the empty slot instead, md recovers it
 raid1_tree
 run "convert" 0 --convert /dev/md0 --config "$conf"
 expect_log "convert log" "ioctl ADD 1074790400 0
+mdadm --grow /dev/md0 --bitmap=internal --bitmap-chunk=128M
+mdadm --grow /dev/md0 --raid-devices=3 --force
 mdadm /dev/md0 --add /dev/rd3
-mdadm --grow /dev/md0 --raid-devices=3
 mdadm --detail --brief /dev/md0"
+expect_out_has "convert prints the bitmap" "mdadm --grow $broot/dev/md0 --bitmap=internal --bitmap-chunk=128M"
+expect_out_has "convert prints the warm start" "# warm start: copy /dev/md0 into rd3, then mdadm --re-add it"
 expect_out_has "convert prints the add" "mdadm $broot/dev/md0 --add $broot/dev/rd3"
 expect_out_has "convert prints the grow" "mdadm --grow $broot/dev/md0 --raid-devices=3"
+err_line() {	# NAME TEXT: a line of stderr holds TEXT
+	if grep -qF -- "$2" "$err"; then pass; else fail "$1: stderr '$(cat "$err")' lacks '$2'"; fi
+}
+err_line "convert: the bitmap said" "rdctl: warning: an internal write-intent bitmap added to md0"
+err_line "convert: why no warm start" "rdctl: warning: no warm start (cannot open $broot/dev/sdb: No such file or directory): md recovers rd3 in full"
 expect_out_has "convert prints write-mostly" "echo writemostly > $broot/sys/block/md0/md/dev-sdb/state"
 expect_out_has "convert summary" "Converted md0: rd3 (1025 MiB) added, recovery"
 expect_state "convert: sdb write-mostly" sdb writemostly
@@ -49,8 +59,25 @@ expect_state "convert: sdc write-mostly" sdc writemostly
 expect_state "convert: rd3 a spare md recovers" rd3 spare
 expect_conf "convert config" "$conf_text
 UUID=$uuid auto"
-expect_err_has "convert: mdadm.conf hint" "md0 is not in mdadm.conf"
-expect_err_has "convert: the mdadm.conf line" "ARRAY /dev/md0 metadata=1.2 UUID=$uuid"
+err_line "convert: mdadm.conf hint" "rdctl: warning: md0 is not in mdadm.conf"
+err_line "convert: the mdadm.conf line" "ARRAY /dev/md0 metadata=1.2 UUID=$uuid"
+
+# --- where no bitmap can be added: the RAM disk joins as a spare, then md
+# grows into it (md recovers it in full)
+raid1_tree
+FAKE_MDADM_FAIL=bitmap run "convert no bitmap" 0 --convert /dev/md0 --config "$conf"
+expect_log "convert no bitmap: log" "ioctl ADD 1074790400 0
+mdadm --grow /dev/md0 --bitmap=internal --bitmap-chunk=128M
+mdadm /dev/md0 --add /dev/rd3
+mdadm --grow /dev/md0 --raid-devices=3
+mdadm --detail --brief /dev/md0"
+err_line "convert no bitmap: said" "no internal bitmap could be added to md0"
+expect_state "convert no bitmap: rd3 a spare md recovers" rd3 spare
+# an array with its bitmap: none added
+raid1_tree
+md_put bitmap/location +8
+run "convert with a bitmap" 0 --convert /dev/md0 --config "$conf"
+expect_log_lacks "convert with a bitmap: none added" "--bitmap="
 
 # --- convert turns md's write-behind off: with it, md acknowledges a write
 # once the RAM member has it, before the disks do
@@ -73,7 +100,8 @@ validate "convert json" convert
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["convert"]
 sys.exit(not (d["rd"]=="rd3" and d["size"]==2<<30 and d["preallocated"] and d["mdadm_conf"]["listed"] is True
 	and d["config"]["changed"] and d["config"]["line"]=="UUID=%s 2048M prealloc" % sys.argv[2]
-	and [s["status"] for s in d["steps"]]==["done"]*6 and d["steps"][0]["command"].startswith("# add to ")
+	and [s["status"] for s in d["steps"]]==["done"]*4 + ["failed"] + ["done"]*3
+	and d["steps"][0]["command"].startswith("# add to ") and d["steps"][4]["command"].startswith("# warm start")
 	and d["write_mostly_changed"]==["sdb","sdc"]))' "$out" "$uuid"
 then pass; else fail "convert json: $(cat "$out")"; fi
 : >"$RDCTL_MDADM_CONF"
@@ -120,8 +148,9 @@ expect_err "convert no array" "no array /dev/md5: see cat /proc/mdstat"
 
 # --- a step that fails is undone, and the message says the state ------------
 raid1_tree
-FAKE_MDADM_FAIL=grow run "convert grow fails" 1 --convert /dev/md0 --config "$conf"
+FAKE_MDADM_FAIL="bitmap grow" run "convert grow fails" 1 --convert /dev/md0 --config "$conf"
 expect_log "convert grow fails: undone" "ioctl ADD 1074790400 0
+mdadm --grow /dev/md0 --bitmap=internal --bitmap-chunk=128M
 mdadm /dev/md0 --add /dev/rd3
 mdadm --grow /dev/md0 --raid-devices=3
 mdadm /dev/md0 --remove /dev/rd3
@@ -131,12 +160,31 @@ expect_err_has "convert grow fails: state" "md0 should be as it was: check mdadm
 expect_out_has "convert grow fails: undo shown" "undo: mdadm $broot/dev/md0 --remove $broot/dev/rd3"
 expect_state "convert grow fails: sdc untouched" sdc in_sync
 expect_conf "convert grow fails: config unchanged" "$conf_text"
+# the grow that would leave the RAM slot empty fails: the disk detached
 raid1_tree
-FAKE_MDADM_FAIL=add run "convert add fails" 1 --convert /dev/md0 --config "$conf" --json
+md_put bitmap/location +8
+FAKE_MDADM_FAIL=grow run "convert empty-slot grow fails" 1 --convert /dev/md0 --config "$conf"
+expect_log "convert empty-slot grow fails: undone" "ioctl ADD 1074790400 0
+mdadm --grow /dev/md0 --raid-devices=3 --force
+ioctl REMOVE 3 0"
+expect_err_has "convert empty-slot grow fails: state" "md0 should be as it was: check mdadm --detail"
+expect_conf "convert empty-slot grow fails: config unchanged" "$conf_text"
+raid1_tree
+FAKE_MDADM_FAIL="bitmap add" run "convert add fails" 1 --convert /dev/md0 --config "$conf" --json
 expect_code "convert add fails" EIO
 expect_log "convert add fails: detached" "ioctl ADD 1074790400 0
+mdadm --grow /dev/md0 --bitmap=internal --bitmap-chunk=128M
 mdadm /dev/md0 --add /dev/rd3
 ioctl REMOVE 3 0"
+# the add after the warm start could not be used, into the empty slot
+raid1_tree
+FAKE_MDADM_FAIL=add run "convert add into the empty slot fails" 1 --convert /dev/md0 --config "$conf"
+expect_log "convert add into the empty slot fails: detached" "ioctl ADD 1074790400 0
+mdadm --grow /dev/md0 --bitmap=internal --bitmap-chunk=128M
+mdadm --grow /dev/md0 --raid-devices=3 --force
+mdadm /dev/md0 --add /dev/rd3
+ioctl REMOVE 3 0"
+err_line "convert add into the empty slot fails: state" "md0 runs from its disks with its RAM slot empty: rdctl --restore fills it"
 raid1_tree
 RDCTL_FAKE_IOCTL_ERRNO=ENOMEM run "convert attach fails" 1 --convert /dev/md0 --config "$conf"
 expect_err "convert attach fails" "not enough memory for a 1025 MiB RAM disk; md0 is unchanged"
@@ -152,7 +200,8 @@ run "convert dry" 0 --convert /dev/md0 --config "$conf" --dry-run
 expect_log "convert dry: reads only" ""
 expect_out_has "convert dry header" "dry run: the plan for md0 (nothing is changed"
 expect_out_has "convert dry attach" "  rdctl --attach 1025M"
-expect_out_has "convert dry add" "  mdadm $broot/dev/md0 --add $broot/dev/rdN"
+expect_out_has "convert dry bitmap" "  mdadm --grow $broot/dev/md0 --bitmap=internal --bitmap-chunk=128M"
+expect_out_has "convert dry warm start" "  # warm start: copy /dev/md0 into the RAM disk, then mdadm --re-add it"
 expect_out_has "convert dry conf" "  # add to $conf: UUID=$uuid auto"
 expect_state "convert dry: sdc unchanged" sdc in_sync
 expect_conf "convert dry: config unchanged" "$conf_text"

@@ -66,6 +66,62 @@ static unsigned char *member(void)
 	return b;
 }
 
+static uint32_t get32(const unsigned char *b, size_t off)
+{
+	return (uint32_t)b[off] | (uint32_t)b[off + 1] << 8 | (uint32_t)b[off + 2] << 16 | (uint32_t)b[off + 3] << 24;
+}
+
+/* md_super_returning(): a member's superblock made into the RAM slot's */
+static void test_returning(void)
+{
+	const char *uuid = "a0a1a2a3:a4a5a6a7:a8a9aaab:acadaeaf";
+	unsigned char *b = member(), *r;
+	uint64_t rd = (2048ULL + 520192ULL) * 512;
+	struct md_super tmpl, sb;
+	char *why = NULL;
+
+	b[184] = 1;		/* the template is write-mostly */
+	put32(b, 8, 2);		/* and was recovering: neither may pass on */
+	put64(b, 152, 4096);
+	seal(b);
+	CHECK(md_super_parse(b, &tmpl, &why) == 0);
+	CHECK(md_super_returning(&tmpl, "1.2", rd, 520192, 7, 1, &sb, &why) == 0);
+	r = sb.raw;
+	CHECK(sb.role == 1 && sb.dev_number == 7);
+	CHECK_U64(sb.events, 76);	/* one below the template's */
+	CHECK_U64(sb.super_offset, 8);
+	CHECK_U64(sb.data_offset, 2048);
+	CHECK_U64(sb.data_size, 520192);
+	CHECK(get32(r, 220) == 8);	/* max_dev grown to hold number 7 */
+	CHECK(r[256 + 2 * 5] == 0xff && r[256 + 2 * 6 + 1] == 0xff);	/* the new ones spare */
+	CHECK(r[256 + 2 * 3] == 2);	/* the template's own role kept */
+	CHECK(r[184] == 0 && get32(r, 8) == 0 && get32(r, 152) == 0);
+	CHECK(memcmp(r + 168, b + 168, 16) != 0);	/* a device uuid of its own */
+	CHECK(md_super_fits(&sb, uuid, rd, &why));
+	/* a device one sector short of the data area; metadata 1.0 at the end */
+	CHECK(md_super_returning(&tmpl, "1.2", rd - 512, 520192, 7, 1, &sb, &why) < 0);
+	free(why);
+	put64(b, 128, 0);	/* 1.0: data first, the superblock 8-12 KiB before the end */
+	put64(b, 144, 1000000);
+	put32(b, 96, (uint32_t)-16);	/* bitmap 16 sectors before it */
+	seal(b);
+	CHECK(md_super_parse(b, &tmpl, &why) == 0);
+	CHECK(md_super_returning(&tmpl, "1.0", 520192ULL * 512 + 32 * 512, 520192, 0, 2, &sb, &why) == 0);
+	CHECK_U64(sb.super_offset, 520192 + 16);
+	CHECK_U64(sb.data_size, 520192);
+	CHECK(md_super_returning(&tmpl, "1.0", 520192ULL * 512 + 16 * 512, 520192, 0, 2, &sb, &why) < 0);
+	free(why);
+	/* a slot out of the array; a reshape running */
+	CHECK(md_super_returning(&tmpl, "1.0", 1ULL << 30, 520192, 0, 3, &sb, &why) < 0);
+	free(why);
+	put32(b, 8, 4);
+	seal(b);
+	CHECK(md_super_parse(b, &tmpl, &why) == 0);
+	CHECK(md_super_returning(&tmpl, "1.0", 1ULL << 30, 520192, 0, 2, &sb, &why) < 0);
+	free(why);
+	free(b);
+}
+
 void test_md_super(void)
 {
 	const char *uuid = "a0a1a2a3:a4a5a6a7:a8a9aaab:acadaeaf";
@@ -119,4 +175,5 @@ void test_md_super(void)
 	CHECK(md_super_parse(b, &sb, &why) < 0);
 	free(why);
 	free(b);
+	test_returning();
 }

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * --convert: an existing mirror gets a RAM member: the RAM disk attached
- * and --added as a spare, then raid-devices grown by one, so md recovers
- * the spare into the new slot (mirror/steps.h).
+ * --convert: an existing mirror gets a RAM member: the RAM disk attached,
+ * raid-devices grown by one (the new slot empty), and the warm start
+ * brings the disk in (mirror_warm_ram()): rdctl copies the array into it,
+ * md recovers what was written meanwhile. Where the warm start cannot be
+ * used, the disk is --added (as a spare before the grow, without a bitmap)
+ * and md recovers it in full (mirror/steps.h).
  */
 #include "cli/commands.h"
 
@@ -15,18 +18,42 @@
 #include "lib/size.h"
 #include "lib/util.h"
 #include "md/md_ops.h"
+#include "md/md_super.h"
 #include "mirror/checks.h"
 #include "mirror/conf_steps.h"
 #include "mirror/restore.h"
 #include "mirror/steps.h"
+
+/*
+ * Can the RAM member come in by the warm start? It needs md's write-intent
+ * bitmap, to know what is written during the copy: an array without one
+ * gets an internal one (the chunk --create gives), said in the plan and in
+ * a note. false when that fails: md then recovers the RAM member in full.
+ */
+static bool warm_bitmap(struct mirror_run *r, const char *kname, const char *mdpath)
+{
+	if (md_has_internal_bitmap(kname))
+		return true;
+	if (mirror_mdadm(r, false, "--grow", mdpath, "--bitmap=internal", "--bitmap-chunk=128M", NULL)) {
+		mirror_note(r, xasprintf("no internal bitmap could be added to %s (%s): md recovers the RAM member in full",
+					 kname, error_message()));
+		error_reset();
+		return false;
+	}
+	mirror_note(r, xasprintf("an internal write-intent bitmap %s to %s: the warm start needs it to know what is written while the array is copied into RAM",
+				 r->dry_run ? "is added" : "added", kname));
+	r->bitmap = "internal";
+	return true;
+}
 
 int cmd_convert(const struct opts *o, const char *array)
 {
 	struct md_array a = { 0 };
 	struct mirror_run r;
 	const struct md_member *rm;
-	char *mdpath = NULL, *kname = NULL, *msg = NULL, *rdpath = NULL, *rdn = NULL, *s;
+	char *mdpath = NULL, *kname = NULL, *msg = NULL, *rdpath = NULL, *rdn = NULL, *s, *why = NULL;
 	uint64_t need = 0, size;
+	bool warm;
 	int rc;
 
 	if ((rc = mirror_begin(o, "convert")) || (rc = check_kernel_bug(o, "convert")) ||
@@ -141,22 +168,52 @@ int cmd_convert(const struct opts *o, const char *array)
 		goto out;
 	}
 	rdpath = r.rd ? md_dev_path(r.rd) : xasprintf("%s/rdN", dev_root());
-	/* A spare first: growing then makes md recover it into the new slot. */
-	rc = mirror_add_ram(&r, mdpath, kname, rdpath);
-	if (rc) {
-		mirror_detach(&r, true);
-		conf_undo_line(&r);
-		rc = mirror_failed(xasprintf("%s is unchanged", kname));
-		goto out;
-	}
 	rdn = xasprintf("--raid-devices=%d", a.raid_disks + 1);
-	rc = mirror_mdadm(&r, false, "--grow", mdpath, rdn, NULL);
-	if (rc) {
-		if (!mirror_mdadm(&r, true, mdpath, "--remove", rdpath, NULL))
+	warm = warm_bitmap(&r, kname, mdpath);
+	if (warm) {
+		/*
+		 * The warm start: the grow first leaves the new RAM slot
+		 * empty (the array degraded, so md's bitmap keeps every write
+		 * from then on), then rdctl copies the array into the RAM
+		 * disk and re-adds it (mirror_warm_ram()). (mdadm wants
+		 * --force to grow an array into a degraded one.)
+		 */
+		rc = mirror_mdadm(&r, false, "--grow", mdpath, rdn, "--force", NULL);
+		if (rc) {
 			mirror_detach(&r, true);
-		conf_undo_line(&r);
-		rc = mirror_failed(xasprintf("%s should be as it was: check mdadm --detail %s", kname, mdpath));
-		goto out;
+			conf_undo_line(&r);
+			rc = mirror_failed(xasprintf("%s should be as it was: check mdadm --detail %s", kname, mdpath));
+			goto out;
+		}
+		warm = mirror_warm_ram(&r, kname, &why);
+		if (!warm) {
+			mirror_note(&r, xasprintf("no warm start (%s): md recovers %s in full", why,
+						  r.rd ? r.rd : "the RAM disk"));
+			rc = mirror_add_ram(&r, mdpath, kname, rdpath);
+			if (rc) {
+				mirror_detach(&r, true);
+				rc = mirror_failed(xasprintf("%s runs from its disks with its RAM slot empty: rdctl --restore fills it",
+							     kname));
+				goto out;
+			}
+		}
+	} else {
+		/* A spare first: growing then makes md recover it into the new slot. */
+		rc = mirror_add_ram(&r, mdpath, kname, rdpath);
+		if (rc) {
+			mirror_detach(&r, true);
+			conf_undo_line(&r);
+			rc = mirror_failed(xasprintf("%s is unchanged", kname));
+			goto out;
+		}
+		rc = mirror_mdadm(&r, false, "--grow", mdpath, rdn, NULL);
+		if (rc) {
+			if (!mirror_mdadm(&r, true, mdpath, "--remove", rdpath, NULL))
+				mirror_detach(&r, true);
+			conf_undo_line(&r);
+			rc = mirror_failed(xasprintf("%s should be as it was: check mdadm --detail %s", kname, mdpath));
+			goto out;
+		}
 	}
 	rc = mirror_set_write_mostly(&r, &a, true);
 	if (rc) {
@@ -184,8 +241,10 @@ int cmd_convert(const struct opts *o, const char *array)
 	if (rc)
 		goto out;
 	s = size_mib_str(r.size);
-	rc = mirror_print_summary(&r, xasprintf("Converted %s: %s (%s%s) added, %s; disks write-mostly; %s %s", kname, r.rd, s,
-					 r.prealloc ? ", preallocated" : "", r.sync ? r.sync : "state unknown",
+	rc = mirror_print_summary(&r, xasprintf("Converted %s: %s (%s%s) %s, %s; disks write-mostly; %s %s", kname, r.rd, s,
+					 r.prealloc ? ", preallocated" : "",
+					 warm ? "warm start (rdctl copies the array into it, then md recovers what was written during the copy)" : "added",
+					 r.sync ? r.sync : "state unknown",
 					 r.config_changed ? "added to" : "already in", r.config_path));
 	free(s);
 	if (!rc)
@@ -194,6 +253,7 @@ out:
 	mirror_run_free(&r);
 out_early:
 	md_array_clear(&a);
+	free(why);
 	free(msg);
 	free(rdpath);
 	free(rdn);

@@ -24,8 +24,11 @@
  *   with the disks not in the lowest slots, shrink raid-devices to them
  *   (md packs them down, raid1_reshape()), then the RAM slot comes back
  *   on top with the grow;
- *   attach an empty disk of the same size and add it: md recovers it from
- *   the disks. Reads go to the disks until it is in sync again.
+ *   attach an empty disk of the same size and bring it back by the warm-up
+ *   copy (mirror_warm_ram(): rdctl copies the array into it, md then
+ *   recovers what was written meanwhile); after a compaction, or without
+ *   an internal bitmap, add it: md recovers it from the disks. Reads go to
+ *   the disks until it is in sync again.
  */
 int cmd_refresh(const struct opts *o, const char *array)
 {
@@ -34,10 +37,10 @@ int cmd_refresh(const struct opts *o, const char *array)
 	const struct md_member *rm;
 	struct rd_disk d = { 0 };
 	struct md_ranges only;
-	char *mdpath = NULL, *kname = NULL, *rdpath = NULL, *rdn = NULL, *s;
+	char *mdpath = NULL, *kname = NULL, *rdpath = NULL, *rdn = NULL, *s, *why = NULL;
 	unsigned index;
 	int rc, slotted, persistent, top, raid_disks;
-	bool prealloc = false, compact;
+	bool prealloc = false, compact, warm;
 	struct warmup w;
 	uint64_t size;
 
@@ -142,7 +145,11 @@ int cmd_refresh(const struct opts *o, const char *array)
 	}
 	free(rdpath);
 	rdpath = r.rd ? md_dev_path(r.rd) : xasprintf("%s/rdN", dev_root());
-	rc = mirror_add_ram(&r, mdpath, kname, rdpath);
+	/* the top slot empty (not after a compaction: the grow comes after the add) */
+	warm = !compact && mirror_warm_ram(&r, kname, &why);
+	if (!warm && why)
+		mirror_note(&r, xasprintf("no warm start (%s): md recovers %s in full", why, r.rd ? r.rd : "it"));
+	rc = warm ? 0 : mirror_add_ram(&r, mdpath, kname, rdpath);
 	if (rc) {
 		mirror_detach(&r, true);
 		rc = mirror_failed(xasprintf("%s runs on its disks without its RAM member: rdctl --restore puts it back",
@@ -162,9 +169,13 @@ int cmd_refresh(const struct opts *o, const char *array)
 	if (rc)
 		goto out;
 	s = size_mib_str(size);
-	rc = mirror_print_summary(&r, xasprintf("Refreshed %s: %s (%s) added empty%s, %s; md copies the disks into it",
-					 kname, r.rd, s, compact ? " in the highest slot" : "",
-					 r.sync ? r.sync : "state unknown"));
+	if (warm)
+		rc = mirror_print_summary(&r, xasprintf("Refreshed %s: %s (%s), warm start: %s; rdctl copies %s into it, then md recovers what was written during the copy",
+						 kname, r.rd, s, r.sync ? r.sync : "state unknown", kname));
+	else
+		rc = mirror_print_summary(&r, xasprintf("Refreshed %s: %s (%s) added empty%s, %s; md copies the disks into it",
+						 kname, r.rd, s, compact ? " in the highest slot" : "",
+						 r.sync ? r.sync : "state unknown"));
 	free(s);
 	if (!rc)
 		rc = mirror_emit(&r);
@@ -172,6 +183,7 @@ out:
 	mirror_run_free(&r);
 out_early:
 	md_array_clear(&a);
+	free(why);
 	free(rdpath);
 	free(rdn);
 	free(mdpath);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "lib/util.h"
@@ -13,8 +14,15 @@
 #define SB_MAGIC		0xa92b4efcU
 #define SB_FIXED		256	/* bytes before dev_roles[] */
 #define FEATURE_RECOVERY_OFFSET	2U
+#define FEATURE_RESHAPE_ACTIVE	4U
+#define FEATURE_REPLACEMENT	16U
+#define FEATURE_RECOVERY_BITMAP	128U
+#define FEATURE_CLUSTERED	256U
 #define FEATURE_JOURNAL		512U
+#define FEATURE_PPL		1024U
+#define FEATURE_MULTIPLE_PPLS	2048U
 #define ROLE_MAX		0xff00U
+#define ROLE_SPARE		0xffffU
 
 /* offsets in struct mdp_superblock_1 */
 #define OFF_MAGIC		0
@@ -22,10 +30,16 @@
 #define OFF_FEATURE		8
 #define OFF_UUID		16
 #define OFF_RAID_DISKS		92
+#define OFF_BITMAP_OFFSET	96
 #define OFF_DATA_OFFSET		128
 #define OFF_DATA_SIZE		136
 #define OFF_SUPER_OFFSET	144
+#define OFF_RECOVERY_OFFSET	152
 #define OFF_DEV_NUMBER		160
+#define OFF_CNT_CORRECTED	164
+#define OFF_DEVICE_UUID		168
+#define OFF_DEVFLAGS		184
+#define OFF_BBLOG_OFFSET	188
 #define OFF_EVENTS		200
 #define OFF_CSUM		216
 #define OFF_MAX_DEV		220
@@ -38,6 +52,18 @@ static uint32_t le32(const unsigned char *p)
 static uint64_t le64(const unsigned char *p)
 {
 	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+	put32(p, (uint32_t)v);
+	put32(p + 4, (uint32_t)(v >> 32));
 }
 
 /* calc_sb_1_csum(): the 32-bit words up to dev_roles[max_dev], csum as 0, folded */
@@ -110,6 +136,20 @@ int md_super_parse(const unsigned char *block, struct md_super *sb, char **why)
 	return 0;
 }
 
+/* where the version puts the superblock on a device of size bytes; false for others */
+static bool super_offset_of(const char *ver, uint64_t size, uint64_t *off)
+{
+	if (!strcmp(ver, "1.2"))
+		*off = 8;
+	else if (!strcmp(ver, "1.1"))
+		*off = 0;
+	else if (!strcmp(ver, "1.0") && size >= 16 * 512)
+		*off = ((size >> 9) - 16) & ~(uint64_t)7;	/* super_1_load() */
+	else
+		return false;
+	return true;
+}
+
 int md_super_read(const char *path, const char *ver, uint64_t size, struct md_super *sb, char **why)
 {
 	unsigned char *block;
@@ -118,23 +158,29 @@ int md_super_read(const char *path, const char *ver, uint64_t size, struct md_su
 	int fd, r;
 
 	*why = NULL;
-	if (!strcmp(ver, "1.2"))
-		off = 8;
-	else if (!strcmp(ver, "1.1"))
-		off = 0;
-	else if (!strcmp(ver, "1.0") && size >= 16 * 512)
-		off = ((size >> 9) - 16) & ~(uint64_t)7;	/* super_1_load() */
-	else {
+	if (!super_offset_of(ver, size, &off)) {
 		*why = xasprintf("metadata %s: only 1.0, 1.1 and 1.2 are kept", ver);
 		return -EINVAL;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/*
+	 * O_DIRECT: md writes its superblocks by bio, past the device's page
+	 * cache, which may still hold what mdadm --create wrote (events 0) or
+	 * what an earlier mdadm --examine read. (Without it only where the
+	 * file system of a regular file refuses O_DIRECT.)
+	 */
+	fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (fd < 0 && errno == EINVAL)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
 		*why = xasprintf("cannot open %s: %s", path, strerror(errno));
 		return r;
 	}
-	block = xmalloc(MD_SUPER_BLOCK);
+	if (posix_memalign((void **)&block, MD_SUPER_BLOCK, MD_SUPER_BLOCK)) {
+		close(fd);
+		*why = xstrdup("out of memory");
+		return -ENOMEM;
+	}
 	do
 		n = pread(fd, block, MD_SUPER_BLOCK, (off_t)(off * 512));
 	while (n < 0 && errno == EINTR);
@@ -167,6 +213,74 @@ bool md_super_fits(const struct md_super *sb, const char *uuid, uint64_t size, c
 	else if (sb->data_offset + sb->data_size > size / 512 || sb->super_offset >= size / 512)
 		*why = xasprintf("its data area ends past the RAM disk's %llu sectors", (unsigned long long)(size / 512));
 	return !*why;
+}
+
+int md_super_returning(const struct md_super *tmpl, const char *ver, uint64_t size, uint64_t comp,
+		       uint32_t nr, int slot, struct md_super *out, char **why)
+{
+	unsigned char *b;
+	uint32_t max_dev = le32(tmpl->raw + OFF_MAX_DEV), feat = tmpl->feature_map;
+	uint64_t super, avail;
+	int32_t lowest = 0;
+	bool at_end;
+	int r;
+
+	*why = NULL;
+	if (feat & (FEATURE_RESHAPE_ACTIVE | FEATURE_CLUSTERED | FEATURE_JOURNAL | FEATURE_PPL | FEATURE_MULTIPLE_PPLS)) {
+		*why = xasprintf("the array's superblock has features 0x%x (a reshape, a cluster, a journal or PPL)",
+				 feat);
+		return -EINVAL;
+	}
+	if (slot < 0 || (uint32_t)slot >= tmpl->raid_disks || tmpl->events == 0 ||
+	    SB_FIXED + 2 * ((size_t)nr + 1) > MD_SUPER_BLOCK) {
+		*why = xasprintf("no superblock for slot %d, number %u of %u slots", slot, nr, tmpl->raid_disks);
+		return -EINVAL;
+	}
+	if (!super_offset_of(ver, size, &super)) {
+		*why = xasprintf("metadata %s: only 1.0, 1.1 and 1.2 are made", ver);
+		return -EINVAL;
+	}
+	at_end = !strcmp(ver, "1.0");
+	if (at_end) {	/* the bitmap and the bad-block log lie before it */
+		int32_t bm = (int32_t)le32(tmpl->raw + OFF_BITMAP_OFFSET), bb = (int32_t)le32(tmpl->raw + OFF_BBLOG_OFFSET);
+
+		lowest = bm < lowest ? bm : lowest;
+		lowest = bb < lowest ? bb : lowest;
+	}
+	avail = at_end ? super - (uint64_t)-(int64_t)lowest : size / 512;
+	if (avail < tmpl->data_offset || avail - tmpl->data_offset < comp) {
+		*why = xasprintf("a data area of %llu sectors at %llu does not fit in %llu sectors",
+				 (unsigned long long)comp, (unsigned long long)tmpl->data_offset,
+				 (unsigned long long)(size / 512));
+		return -EINVAL;
+	}
+	b = xmalloc(MD_SUPER_BLOCK);
+	memcpy(b, tmpl->raw, MD_SUPER_BLOCK);
+	put32(b + OFF_FEATURE, feat & ~(FEATURE_RECOVERY_OFFSET | FEATURE_REPLACEMENT | FEATURE_RECOVERY_BITMAP));
+	put64(b + OFF_DATA_SIZE, avail - tmpl->data_offset);
+	put64(b + OFF_SUPER_OFFSET, super);
+	put64(b + OFF_RECOVERY_OFFSET, 0);
+	put32(b + OFF_DEV_NUMBER, nr);
+	put32(b + OFF_CNT_CORRECTED, 0);
+	if (getentropy(b + OFF_DEVICE_UUID, 16) < 0) {
+		r = -errno;
+		*why = xasprintf("no random device uuid: %s", strerror(errno));
+		free(b);
+		return r;
+	}
+	b[OFF_DEVFLAGS] = 0;	/* not write-mostly, not failfast */
+	put64(b + OFF_EVENTS, tmpl->events - 1);
+	for (; max_dev <= nr; max_dev++) {
+		b[SB_FIXED + 2 * max_dev] = ROLE_SPARE & 0xff;
+		b[SB_FIXED + 2 * max_dev + 1] = ROLE_SPARE >> 8;
+	}
+	put32(b + OFF_MAX_DEV, max_dev);
+	b[SB_FIXED + 2 * nr] = (unsigned char)slot;
+	b[SB_FIXED + 2 * nr + 1] = (unsigned char)(slot >> 8);
+	put32(b + OFF_CSUM, csum(b, SB_FIXED + 2 * (size_t)max_dev));
+	r = md_super_parse(b, out, why);
+	free(b);
+	return r;
 }
 
 /* bitmap/location: "+8" (sectors from the superblock), "none", "file" */

@@ -2,8 +2,9 @@
 /*
  * md's version-1 superblock of one member, as the kernel reads it
  * (struct mdp_superblock_1 in include/uapi/linux/raid/md_p.h): what the
- * warm start (warm_record.h, warmup.h) keeps of the RAM member at release
- * and gives back to the RAM disk before it is re-added.
+ * warm start (warm_record.h, warmup.h) keeps of the RAM member at release,
+ * or makes from the array's own (warm_super.h), and gives to the RAM disk
+ * before it is re-added.
  */
 #ifndef RDCTL_MD_SUPER_H
 #define RDCTL_MD_SUPER_H
@@ -46,6 +47,26 @@ int md_super_read(const char *path, const char *ver, uint64_t size, struct md_su
  * with *why.
  */
 bool md_super_fits(const struct md_super *sb, const char *uuid, uint64_t size, char **why);
+
+/*
+ * A superblock for a RAM member that md takes back as a returning member
+ * (warm_super.h), built from tmpl, the superblock of a member in sync:
+ *   - the array's identity and layout as tmpl has them (uuid, level,
+ *     raid_disks, bitmap and bad-block log offsets, data_offset);
+ *   - desc number nr (one no member of the array holds) in slot slot, a
+ *     new device uuid, not write-mostly, no recovery offset;
+ *   - super_offset and data_size for a device of size bytes of version
+ *     ver ("1.0", "1.1", "1.2"), the data area at least comp sectors
+ *     (the array's component size);
+ *   - events one below tmpl's (tmpl is written at every event): older
+ *     than the array, so super_1_validate() sets Bitmap_sync (a read-only
+ *     array does not take it back, rdev_addable()), and not older than the
+ *     bitmap's events_cleared, which stops when the array goes degraded.
+ * 0 with *out, or -EINVAL with *why when tmpl cannot serve (a reshape,
+ * a cluster, a journal or PPL, no room).
+ */
+int md_super_returning(const struct md_super *tmpl, const char *ver, uint64_t size, uint64_t comp,
+		       uint32_t nr, int slot, struct md_super *out, char **why);
 
 /* Has the running array mdname md's internal write-intent bitmap? */
 bool md_has_internal_bitmap(const char *mdname);

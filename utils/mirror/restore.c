@@ -16,9 +16,12 @@
  *   4. attach a disk of the configured size (auto: md_member_size()) and
  *      "mdadm /dev/mdX --add /dev/rdN" (a blank RAM disk has no superblock,
  *      so mdadm adds it into the free slot and md recovers it in full);
- *      or, when --release kept the member's superblock (warm_record.h),
- *      start the warm-up copy that re-adds it under that identity
- *      (warmup.h): md then recovers only what was written since;
+ *      or, when the array has an internal bitmap and its RAM slot is
+ *      empty, start the warm-up copy that re-adds it as the member that
+ *      left (warmup.h), under the superblock --release kept
+ *      (warm_record.h) or, with none kept (a power cut, a crash, a failed
+ *      member), one made from the array's own (warm_super.h): md then
+ *      recovers only what was written since it left, or during the copy;
  *   5. every working persistent member that is not write-mostly:
  *      "writemostly" > /sys/block/mdX/md/dev-Y/state; never the RAM member;
  *   6. with --wait, wait until the rd member is in sync (at most --timeout
@@ -50,6 +53,7 @@
 #include "mirror/boot.h"
 #include "mirror/rd_prepare.h"
 #include "mirror/warm_record.h"
+#include "mirror/warm_super.h"
 #include "mirror/warmup.h"
 #include "rd/control.h"
 #include "status/view.h"
@@ -347,7 +351,7 @@ static void restore_one(const struct conf_mirror *m, const struct config *cfg, c
 	char *why = NULL, *msg = NULL, *dev = NULL, *path = NULL, *warm_note = NULL;
 	struct md_super sb;
 	int r, slotted, persistent, top, raid_disks;
-	bool compacted = false, grow, warm = false;
+	bool compacted = false, grow, warm = false, made = false;
 
 	it->spec = xstrdup(m->spec);
 	it->line = m->line;
@@ -476,6 +480,15 @@ static void restore_one(const struct conf_mirror *m, const struct config *cfg, c
 	grow = raid_disks > 0 && persistent >= raid_disks;
 	if (!compacted && !grow) {
 		warm = warm_start_record(mdname, size, &sb, &warm_note);
+		/* no record (a power cut, a crash, a failed member): one made from the array's */
+		if (!warm && !warm_note && md_has_internal_bitmap(mdname)) {
+			made = warm_super_make(mdname, size, &sb, &why) == 0;
+			warm = made;
+			if (!made)
+				warm_note = xasprintf("no warm start (%s)", why);
+			free(why);
+			why = NULL;
+		}
 	} else if (warm_start_record(mdname, size, &sb, &warm_note) || warm_note) {
 		/* the slots move: md would not take that member back; used up */
 		free(warm_note);
@@ -490,9 +503,10 @@ static void restore_one(const struct conf_mirror *m, const struct config *cfg, c
 			goto out;
 		wm = join_wm(it);
 		sz = size_mib_str(size);
-		it->summary = xasprintf("%s%sattached %s (%s%s), warm start: copying %s into it, then re-adding it (md recovers only what was written since it left)%s%s%s",
+		it->summary = xasprintf("%s%sattached %s (%s%s), warm start: copying %s into it, then re-adding it (md recovers only what was written %s)%s%s%s",
 					note ? note : "", note ? ", " : "", it->rd, sz, m->prealloc ? ", preallocated" : "",
-					mdname, it->nwm ? ", " : "", wm, it->nwm ? " write-mostly" : "");
+					mdname, made ? "during the copy" : "since it left", it->nwm ? ", " : "", wm,
+					it->nwm ? " write-mostly" : "");
 		free(sz);
 		free(wm);
 		goto wait;

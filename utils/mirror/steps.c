@@ -13,6 +13,8 @@
 #include "md/md_ops.h"
 #include "mirror/conf_steps.h"
 #include "mirror/rd_prepare.h"
+#include "mirror/warm_super.h"
+#include "mirror/warmup.h"
 
 #define POLL_MS		100
 
@@ -97,9 +99,41 @@ int mirror_add_ram(struct mirror_run *r, const char *mdpath, const char *kname, 
 	return mirror_mdadm(r, false, mdpath, "--add", rdpath, NULL);
 }
 
+int mirror_warm_ram(struct mirror_run *r, const char *kname, char **why)
+{
+	struct md_super sb;
+	char *msg = NULL;
+	int e;
+
+	*why = NULL;
+	/* (a dry run of --convert plans the bitmap it adds: r->bitmap) */
+	if (!md_has_internal_bitmap(kname) && !(r->dry_run && r->bitmap && !strcmp(r->bitmap, "internal"))) {
+		*why = xstrdup("the array has no internal bitmap");
+		return 0;
+	}
+	mirror_step(r, false, xasprintf("# warm start: copy /dev/%s into %s, then mdadm --re-add it", kname,
+					r->rd ? r->rd : "the RAM disk"));
+	if (r->dry_run)
+		return 1;
+	e = warm_super_make(kname, r->size, &sb, why);
+	if (e == 0 && (e = rd_prepare_for_md(r->rd, kname, &msg)) == 0)
+		e = warmup_start(kname, r->rd, &sb, &msg);
+	if (e < 0) {
+		r->steps[r->nsteps - 1].status = "failed";
+		if (!*why)
+			*why = msg ? msg : xstrdup(strerror(-e));
+		else
+			free(msg);
+		return 0;
+	}
+	r->steps[r->nsteps - 1].status = "done";
+	return 1;
+}
+
 /* The RAM member's sync state in words, and --wait. */
 int mirror_finish_sync(struct mirror_run *r, const struct opts *o, const char *kname)
 {
+	struct warmup w;
 	struct md_array a;
 	const struct md_member *m;
 	char *msg = NULL;
@@ -107,17 +141,31 @@ int mirror_finish_sync(struct mirror_run *r, const struct opts *o, const char *k
 	if (r->dry_run || !r->rd)
 		return 0;
 	if (o->wait) {
+		unsigned bound = md_wait_bound(o->timeout), left = bound;
+		double start = mono_now();
 		int e;
 
 		/* every change is made: the wait need not hold others off */
 		lock_release();
-		e = md_wait_in_sync(kname, r->rd, isatty(2) == 1, md_wait_bound(o->timeout), &msg);
+		/* a warm-up copy first: its daemon re-adds the disk when it is done */
+		if (warmup_wait(kname, bound ? start + bound : 0, isatty(2) == 1) < 0)
+			return fail_errno(ETIMEDOUT, "the warm-up copy of %s did not finish within %u s", kname, bound);
+		if (bound)
+			left = mono_now() - start >= bound ? 1 : bound - (unsigned)(mono_now() - start);
+		e = md_wait_in_sync(kname, r->rd, isatty(2) == 1, left, &msg);
 
 		if (e < 0) {
 			e = fail_errno(-e, "%s", msg);
 			free(msg);
 			return e;
 		}
+	}
+	if (warmup_read(kname, &w) == 0) {
+		if (w.alive)
+			r->sync = xasprintf("warm-up copy %.1f%%", warmup_percent(&w));
+		warmup_clear(&w);
+		if (r->sync)
+			return 0;
 	}
 	if (md_array_read(kname, &a) < 0)
 		return 0;

@@ -51,7 +51,17 @@ const struct md_member *mirror_rd_member(const struct md_array *a);
  * made ready first (rd_prepare.h). 0 or an exit code. */
 int mirror_add_ram(struct mirror_run *r, const char *mdpath, const char *kname, const char *rdpath);
 
-/* The RAM member's sync state in words, and --wait. */
+/*
+ * The attached RAM disk r->rd (of r->size) back into kname's empty slot by
+ * the warm-up copy (warmup.h), under a superblock made from the array's
+ * (warm_super.h): md recovers only what is written during the copy. 1 when
+ * it started (or is planned, dry run); 0 with *why when it cannot be used
+ * (no internal bitmap, no empty slot, ...): the caller adds the disk, and
+ * md recovers it whole.
+ */
+int mirror_warm_ram(struct mirror_run *r, const char *kname, char **why);
+
+/* The RAM member's sync state in words (or the warm-up's), and --wait. */
 int mirror_finish_sync(struct mirror_run *r, const struct opts *o, const char *kname);
 
 /* create and convert, once the RAM member is in: the configuration line,

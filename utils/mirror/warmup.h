@@ -9,14 +9,15 @@
  * random reads it crawls (measured in docs/BENCHMARKS.md), and raising
  * sync_speed_min does not help. A process that reads the array itself, in
  * large requests, competes with the load as one more reader and needs no
- * barrier. So, when --release kept the member's superblock
- * (warm_record.h) and the array has a write-intent bitmap:
+ * barrier. So, when the array has a write-intent bitmap, with the
+ * superblock --release kept of the member (warm_record.h) or, when none
+ * was kept, one made from the array's (warm_super.h):
  *   1. --restore attaches the RAM disk and starts this copy in the
  *      background (a daemon, as mdadm starts mdmon), and returns;
  *   2. the daemon copies the array's data, read through /dev/mdX (md picks
  *      a good disk; bad blocks and read errors are md's to handle), into
  *      the RAM disk's data area;
- *   3. it writes the kept superblock and "mdadm --re-add"s the disk: md
+ *   3. it writes that superblock and "mdadm --re-add"s the disk: md
  *      accepts it as the member that left (super_1_validate(): its event
  *      count is not older than the bitmap's events_cleared) and recovers
  *      only the regions the bitmap marks as written since it left, which
