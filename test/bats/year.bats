@@ -243,22 +243,29 @@ reboot_array() {
 	[[ "$output" == *memory* ]]
 	# with room again, the next restore brings it back
 	echo "UUID=$uuid auto" >"$CONF"
-	# a routine warm-up, held back to watch it: OK, with an ETA
-	echo 2000 >/proc/sys/dev/raid/speed_limit_max
-	echo 1000 >/proc/sys/dev/raid/speed_limit_min
+	# a routine warm-up (the warm start's copy: no record was kept), held
+	# half way to watch it: OK, with an ETA
+	export RDCTL_TEST_WARMUP_HOLD=$T/hold
+	touch "$T/hold"
 	run rdctl --restore --config "$CONF"
 	[ "$status" -eq 0 ]
-	sleep 2
+	for _ in $(seq 300); do
+		if [ -e "$T/hold.held" ]; then break; fi
+		sleep 0.2
+	done
+	[ -e "$T/hold.held" ]
 	run rdctl --status --nagios --config "$CONF"
 	echo "$output"
-	echo 200000 >/proc/sys/dev/raid/speed_limit_max
-	echo 500000 >/proc/sys/dev/raid/speed_limit_min
 	[ "$status" -eq 0 ]
-	[[ "$output" == "RDMIRROR OK - "*"ETA"* ]]
+	[[ "$output" == "RDMIRROR OK - "*"warming up"*"ETA"* ]]
 	run rdctl --status --config "$CONF" --quiet
 	[ "$status" -eq 0 ]
-	mdadm --wait /dev/md0 || true
+	rm "$T/hold"
+	run rdctl --restore --config "$CONF" --wait --timeout 300
+	echo "$output"
+	[ "$status" -eq 0 ]
 	grep -qx in_sync /sys/block/md0/md/dev-rd0/state
+	check_data
 }
 
 # interrupted VERB K: rdctl killed once K steps are done, then a reboot;
