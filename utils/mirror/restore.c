@@ -158,21 +158,8 @@ static int attach_disk(struct boot_item *it, uint64_t size, bool prealloc, unsig
 /* Step 6: wait for the rd member to be in sync, at most --timeout; progress on a terminal. */
 static int wait_sync(struct boot_item *it, const char *mdname, unsigned timeout)
 {
-	unsigned bound = md_wait_bound(timeout), left = bound;
-	double start = mono_now();
 	char *msg;
-	int r;
-
-	/* a warm-up copy first: its daemon re-adds the disk when it is done */
-	if (warmup_wait(mdname, bound ? start + bound : 0, isatty(2) == 1) < 0)
-		return boot_item_fail(it, "ETIMEDOUT",
-				      xasprintf("the warm-up copy of %s did not finish within %u s", mdname, bound));
-	if (bound) {
-		double spent = mono_now() - start;
-
-		left = spent >= bound ? 1 : bound - (unsigned)spent;
-	}
-	r = md_wait_in_sync(mdname, it->rd, isatty(2) == 1, left, &msg);
+	int r = warmup_wait_in_sync(mdname, it->rd, timeout, &msg);
 
 	if (r < 0)
 		return boot_item_fail(it, errno_code(-r), msg);

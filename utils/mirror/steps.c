@@ -141,18 +141,11 @@ int mirror_finish_sync(struct mirror_run *r, const struct opts *o, const char *k
 	if (r->dry_run || !r->rd)
 		return 0;
 	if (o->wait) {
-		unsigned bound = md_wait_bound(o->timeout), left = bound;
-		double start = mono_now();
 		int e;
 
 		/* every change is made: the wait need not hold others off */
 		lock_release();
-		/* a warm-up copy first: its daemon re-adds the disk when it is done */
-		if (warmup_wait(kname, bound ? start + bound : 0, isatty(2) == 1) < 0)
-			return fail_errno(ETIMEDOUT, "the warm-up copy of %s did not finish within %u s", kname, bound);
-		if (bound)
-			left = mono_now() - start >= bound ? 1 : bound - (unsigned)(mono_now() - start);
-		e = md_wait_in_sync(kname, r->rd, isatty(2) == 1, left, &msg);
+		e = warmup_wait_in_sync(kname, r->rd, o->timeout, &msg);
 
 		if (e < 0) {
 			e = fail_errno(-e, "%s", msg);

@@ -150,6 +150,24 @@ int warmup_wait(const char *mdname, double deadline, bool progress)
 	return r;
 }
 
+int warmup_wait_in_sync(const char *mdname, const char *rd, unsigned timeout, char **msg)
+{
+	unsigned bound = md_wait_bound(timeout), left = bound;
+	double start = mono_now();
+
+	*msg = NULL;
+	if (warmup_wait(mdname, bound ? start + bound : 0, isatty(2) == 1) < 0) {
+		*msg = xasprintf("the warm-up copy of %s did not finish within %u s", mdname, bound);
+		return -ETIMEDOUT;
+	}
+	if (bound) {
+		double spent = mono_now() - start;
+
+		left = spent >= bound ? 1 : bound - (unsigned)spent;
+	}
+	return md_wait_in_sync(mdname, rd, isatty(2) == 1, left, msg);
+}
+
 /* ---- the daemon ---- */
 
 struct job {
