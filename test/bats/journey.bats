@@ -237,7 +237,7 @@ hdd_write_sectors() {
 	[ "$status" -eq 0 ]
 	# the warm start: the new slot empty, then rdctl copies the array in
 	[[ "$output" == *"mdadm --grow /dev/md0 --raid-devices=3"*"# warm start: copy /dev/md0 into rd0"* ]]
-	[[ "$output" == *"echo writemostly > /sys/block/md0/md/dev-$H1/state"* ]]
+	[[ "$output" == *"the disks are write-mostly once it is in sync"* ]]
 	touch "$T/stop"
 	wait "$WRITER"
 	WRITER=

@@ -16,6 +16,7 @@ setup() {
 	export RDCTL_MDADM_CONF=$T/mdadm.conf RDCTL_INITRAMFS_HOOK=$T/hook
 	export RDCTL_UPDATE_INITRAMFS=/bin/true RDCTL_RUN_DIR=$T/run RDCTL_STATE_DIR=$T/state
 	export RDCTL_TEST_WARMUP_HOLD=$T/hold
+	SPEEDS_WERE=("$(cat /proc/sys/dev/raid/speed_limit_min)" "$(cat /proc/sys/dev/raid/speed_limit_max)")
 	mkdir -p "$RDCTL_RUN_DIR" "$RDCTL_STATE_DIR"
 	: >"$RDCTL_MDADM_CONF"
 }
@@ -26,6 +27,7 @@ teardown() {
 		if [ -e "$w" ]; then kill "$(sed -n 's/^pid //p' "$w")" 2>/dev/null || true; fi
 	done
 	sleep 0.5
+	md_speeds "${SPEEDS_WERE[@]}"
 	rd_common_teardown || rc=$?
 	wipefs -qa "/dev/$H1" "/dev/$H2" >/dev/null 2>&1 || true
 	return "$rc"
@@ -46,6 +48,38 @@ wait_held() {
 	done
 	echo "the warm-up copy never reached its half" >&2
 	return 1
+}
+
+# md_speeds MIN MAX: md's system-wide recovery limits (KiB/s)
+md_speeds() {
+	echo "$1" >/proc/sys/dev/raid/speed_limit_min
+	echo "$2" >/proc/sys/dev/raid/speed_limit_max
+}
+# wm_both / wm_none: both disks write-mostly, or neither
+wm_both() {
+	[[ "$(md_attr "dev-$H1/state")" == *write_mostly* ]]
+	[[ "$(md_attr "dev-$H2/state")" == *write_mostly* ]]
+}
+wm_none() {
+	[[ "$(md_attr "dev-$H1/state")" != *write_mostly* ]]
+	[[ "$(md_attr "dev-$H2/state")" != *write_mostly* ]]
+}
+disk_reads() { awk '{ print $1 }' "/sys/block/$1/stat"; }
+# spread: while the RAM member is away, neither disk is write-mostly and
+# random reads of md0 go to both (with both write-mostly md reads only
+# the first: raid1's read_balance())
+spread() {
+	local a1 a2 n1 n2
+	wm_none
+	a1=$(disk_reads "$H1")
+	a2=$(disk_reads "$H2")
+	fio --name=spread --filename=/dev/md0 --rw=randread --bs=4k --direct=1 --ioengine=psync \
+		--numjobs=2 --number_ios=300 --randrepeat=0 --output=/dev/null
+	n1=$(($(disk_reads "$H1") - a1))
+	n2=$(($(disk_reads "$H2") - a2))
+	echo "600 random reads while the RAM member is away: $n1 from $H1, $n2 from $H2"
+	[ "$n1" -ge 100 ]
+	[ "$n2" -ge 100 ]
 }
 
 make_mirror() {
@@ -104,13 +138,19 @@ same_as_disk() {
 # recovery more), serves WANT (the array's sha256), holds in its data area
 # what the disk holds, and md's check counts no mismatch.
 warm_finish() {
-	local rd=$1 want=$2 size written reads
+	local rd=$1 want=$2 size written reads t0=$SECONDS
 	rm "$T/hold"
 	run rdctl --restore --config "$CONF" --wait --timeout 300
-	echo "restore --wait: $output"
+	WAITED=$((SECONDS - t0))
+	echo "restore --wait: $output ($WAITED s)"
 	[ "$status" -eq 0 ]
+	md_speeds "${SPEEDS_WERE[@]}"
+	# md's limits of the array as they were before the warm-up raised them
+	[[ "$(md_attr sync_speed_min)" == *"(system)"* ]]
+	[[ "$(md_attr sync_speed_max)" == *"(system)"* ]]
 	[ "$(md_attr "dev-$rd/state")" = in_sync ]
 	[ "$(md_attr "dev-$rd/slot")" = 2 ]
+	wm_both		# again, now that RAM is in sync
 	wait_idle
 	size=$(blockdev --getsize64 /dev/md0)
 	written=$(rd_written "$rd")
@@ -140,6 +180,7 @@ warm_finish() {
 	[[ "$output" == *"warm start: copying md0"* ]]
 	[ -z "$(ls "$RDCTL_STATE_DIR")" ]	# the record is used once
 	wait_held
+	spread
 	count_io rd0
 	scribble 8 4		# written during the copy, into the part already copied
 	# monitoring: a warm-up, OK, with its progress
@@ -178,10 +219,17 @@ warm_finish() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"warm start: copying md0"*"written during the copy"* ]]
 	wait_held
+	spread
 	count_io rd0
 	scribble 8 4		# written during the copy, into the part already copied
 	want=$(md_sum)
+	# md held to 1 MB/s (its default sync_speed_min, what a busy array
+	# gets): the 128 MiB bitmap chunk written during the copy would take
+	# 2 minutes, but the warm-up raises the array's own sync_speed_min/max
+	# for the RAM member's recovery
+	md_speeds 1000 1000
 	warm_finish rd0 "$want"
+	[ "$WAITED" -lt 60 ]
 }
 
 @test "--refresh brings the RAM member afresh by a warm start: a block wrong in RAM mended, writes during the copy recovered" {
@@ -196,6 +244,7 @@ warm_finish() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"warm start"*"written during the copy"* ]]
 	wait_held
+	spread
 	rd=$(sed -n 's/^rd //p' "$RDCTL_RUN_DIR"/warmup-md0.state)
 	count_io "$rd"
 	scribble 8 4		# written during the copy, into the part already copied
@@ -221,11 +270,21 @@ warm_finish() {
 	[ -z "$(ls -d /sys/block/md0/md/dev-rd* 2>/dev/null)" ]
 	[ -z "$(ls "$RDCTL_RUN_DIR"/warmup-* 2>/dev/null)" ]
 	[ "$(md_sum)" = "$want" ]
+	# a warm-up daemon killed (a crash of rdctl) with the disks not
+	# write-mostly: the next restore starts over and puts them back
+	touch "$T/hold"
+	run rdctl --restore --config "$CONF"
+	[ "$status" -eq 0 ]
+	wait_held
+	wm_none
+	pkill -9 -x rdctl
+	rm -f "$T/hold"
 	# and the next restore brings it back (no record: a warm start from the array's own)
 	run rdctl --restore --config "$CONF" --wait --timeout 300
 	echo "restore: $output"
 	[ "$status" -eq 0 ]
 	[ "$(md_attr dev-rd0/state)" = in_sync ]
+	wm_both
 	[ "$(md_sum)" = "$want" ]
 }
 
@@ -262,6 +321,7 @@ warm_finish() {
 	written=$(rd_written rd0)
 	echo "rd0 written since the copy's half: $written bytes for an array of $size"
 	[ "$written" -ge $((size * 3 / 2)) ]	# the copy's second half, then md's full recovery
+	wm_both
 	[ "$(md_sum)" = "$want" ]
 	echo check >/sys/block/md0/md/sync_action
 	sleep 1

@@ -258,9 +258,46 @@ static void resolved_duplicates(void)
 	config_free(&c);
 }
 
+/* recovery_speed: md's limits during a warm-up's recovery (defaults without the line) */
+static void speeds(void)
+{
+	struct config c;
+	uint64_t min, max;
+
+	CHECK(config_recovery_speed(NULL, &min, &max));
+	CHECK_U64(min, CONFIG_SPEED_MIN);
+	CHECK_U64(max, CONFIG_SPEED_MAX);
+	config_parse_text("f", "md0 auto\n", &c);
+	CHECK(config_recovery_speed(&c, &min, &max));
+	CHECK_U64(min, 100ULL << 20);
+	CHECK_U64(max, 4ULL << 30);
+	config_free(&c);
+	config_parse_text("f", "recovery_speed 50M 1G\nmd0 auto\n", &c);
+	CHECK_U64(c.nerrs, 0);
+	CHECK(config_recovery_speed(&c, &min, &max));
+	CHECK_U64(min, 50ULL << 20);
+	CHECK_U64(max, 1ULL << 30);
+	config_free(&c);
+	config_parse_text("f", "RECOVERY_SPEED off\n", &c);
+	CHECK_U64(c.nerrs, 0);
+	CHECK(!config_recovery_speed(&c, &min, &max));
+	config_free(&c);
+	bad_line("recovery_speed 1G", "expected 'recovery_speed MIN MAX' (per second) or 'recovery_speed off', for example recovery_speed 100M 4G");
+	bad_line("recovery_speed 2G 1G", "recovery_speed MIN 2G is above MAX 1G");
+	bad_line("recovery_speed 1G 4P", "invalid recovery_speed MAX '4P': at most 2T per second");
+	bad_line("recovery_speed 5K 1G", "invalid recovery_speed MIN: invalid size '5K': 5120 bytes is not a multiple of 4 KiB (4096 bytes); "
+		 "the nearest valid sizes are 4096 (4 KiB) and 8192 (8 KiB)");
+	config_parse_text("f", "recovery_speed off\nrecovery_speed 1G 2G\n", &c);
+	CHECK_U64(c.nerrs, 1);
+	if (c.nerrs == 1)
+		CHECK_STR(c.errs[0].message, "recovery_speed is set already on line 1");
+	config_free(&c);
+}
+
 void test_config(void)
 {
 	good_lines();
+	speeds();
 	sizes();
 	textual_duplicates();
 	nul_bytes();

@@ -185,7 +185,7 @@ int cmd_convert(const struct opts *o, const char *array)
 			rc = mirror_failed(xasprintf("%s should be as it was: check mdadm --detail %s", kname, mdpath));
 			goto out;
 		}
-		warm = mirror_warm_ram(&r, kname, &why);
+		warm = mirror_warm_ram(&r, kname, conf_path_of(o), &why);
 		if (!warm) {
 			mirror_note(&r, xasprintf("no warm start (%s): md recovers %s in full", why,
 						  r.rd ? r.rd : "the RAM disk"));
@@ -215,7 +215,8 @@ int cmd_convert(const struct opts *o, const char *array)
 			goto out;
 		}
 	}
-	rc = mirror_set_write_mostly(&r, &a, true);
+	/* (a warm start's daemon makes them write-mostly once rd is in sync: warmup.c) */
+	rc = warm ? 0 : mirror_set_write_mostly(&r, &a, true);
 	if (rc) {
 		rc = mirror_failed(xasprintf("%s has its RAM member %s, but not every disk is write-mostly: reads may go to the disks; retry with rdctl --restore",
 					     kname, r.rd));

@@ -49,7 +49,7 @@ int cmd_refresh(const struct opts *o, const char *array)
 		goto out_early;
 	rc = EXIT_RUNTIME;
 	rm = mirror_rd_member(&a);
-	if (!rm && warmup_read(kname, &w) == 0) {
+	if (warmup_read(kname, &w) == 0) {
 		bool alive = w.alive;
 
 		warmup_clear(&w);
@@ -146,7 +146,7 @@ int cmd_refresh(const struct opts *o, const char *array)
 	free(rdpath);
 	rdpath = r.rd ? md_dev_path(r.rd) : xasprintf("%s/rdN", dev_root());
 	/* the top slot empty (not after a compaction: the grow comes after the add) */
-	warm = !compact && mirror_warm_ram(&r, kname, &why);
+	warm = !compact && mirror_warm_ram(&r, kname, conf_path_of(o), &why);
 	if (!warm && why)
 		mirror_note(&r, xasprintf("no warm start (%s): md recovers %s in full", why, r.rd ? r.rd : "it"));
 	rc = warm ? 0 : mirror_add_ram(&r, mdpath, kname, rdpath);

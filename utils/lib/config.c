@@ -136,6 +136,53 @@ static char *parse_reserve(struct config *c, char **words, size_t n, int line)
 	return NULL;
 }
 
+/* "recovery_speed MIN MAX" (sizes per second) or "recovery_speed off". NULL or a malloc'd error. */
+static char *parse_speed(struct config *c, char **words, size_t n, int line)
+{
+	char *msg = NULL, *inner;
+	uint64_t v[2];
+
+	if (c->speed_line)
+		return xasprintf("recovery_speed is set already on line %d", c->speed_line);
+	if (n == 2 && !strcasecmp(words[1], "off")) {
+		c->speed_off = true;
+		c->speed_line = line;
+		return NULL;
+	}
+	if (n != 3)
+		return xstrdup("expected 'recovery_speed MIN MAX' (per second) or 'recovery_speed off', for example recovery_speed 100M 4G");
+	for (int i = 0; i < 2; i++) {
+		if (size_parse(words[1 + i], &v[i], &inner) < 0) {
+			msg = xasprintf("invalid recovery_speed %s: %s", i ? "MAX" : "MIN", inner);
+			free(inner);
+			return msg;
+		}
+		/* md takes KiB per second, in an int */
+		if (v[i] / 1024 > INT32_MAX)
+			return xasprintf("invalid recovery_speed %s '%s': at most 2T per second", i ? "MAX" : "MIN",
+					 words[1 + i]);
+	}
+	if (v[0] > v[1])
+		return xasprintf("recovery_speed MIN %s is above MAX %s", words[1], words[2]);
+	c->speed_min = v[0];
+	c->speed_max = v[1];
+	c->speed_line = line;
+	return NULL;
+}
+
+bool config_recovery_speed(const struct config *c, uint64_t *min, uint64_t *max)
+{
+	*min = CONFIG_SPEED_MIN;
+	*max = CONFIG_SPEED_MAX;
+	if (!c || !c->speed_line)
+		return true;
+	if (c->speed_off)
+		return false;
+	*min = c->speed_min;
+	*max = c->speed_max;
+	return true;
+}
+
 uint64_t config_reserve_bytes(const struct config *c, uint64_t mem_total)
 {
 	uint64_t r;
@@ -166,6 +213,8 @@ static char *parse_line(struct config *c, char *text, int line, bool *empty)
 		return NULL;
 	if (!strcasecmp(words[0], "reserve"))
 		return parse_reserve(c, words, n, line);
+	if (!strcasecmp(words[0], "recovery_speed"))
+		return parse_speed(c, words, n, line);
 	if (n == 1)
 		return xasprintf("'%s' has no size: expected ARRAY SIZE [prealloc], SIZE 'auto' or a size such as 2G",
 				 words[0]);

@@ -7,9 +7,12 @@
  *            (the array UUID as mdadm --detail prints it; hex digits, any case)
  *   SIZE     auto (what the array needs from a member), or a size as for --attach
  *   OPTIONS  prealloc
- * and one setting line:
+ * and setting lines, each at most once:
  *   reserve SIZE|N%   memory --restore leaves free after the RAM members it
  *            attaches are full (default: see config_reserve_bytes())
+ *   recovery_speed MIN MAX | off   md's sync_speed_min and sync_speed_max of
+ *            an array while md recovers its RAM member after a warm-up copy
+ *            (sizes per second; default: see CONFIG_SPEED_MIN)
  * A bad line is recorded with its line number; the good lines still count.
  * Bad are also: a line with a NUL byte, and a line naming an array that an
  * earlier line names already in the same form (md0 and /dev/md0, a UUID in
@@ -56,7 +59,24 @@ struct config {
 	int reserve_line;	/* 0: no reserve line */
 	uint64_t reserve_bytes;	/* reserve SIZE */
 	unsigned reserve_pct;	/* reserve N% (of MemTotal), when reserve_bytes is 0 */
+	int speed_line;		/* 0: no recovery_speed line */
+	bool speed_off;		/* recovery_speed off: md's limits as they are */
+	uint64_t speed_min, speed_max;	/* bytes per second */
 };
+
+/*
+ * md's recovery of a RAM member runs at most at sync_speed_max (md's
+ * default 200 MB/s caps a 1 TB array at 83 minutes, idle) and, while the
+ * array has other I/O, at sync_speed_min (1 MB/s by default). A warm-up
+ * raises both for its RAM member's recovery, and puts them back once the
+ * member is in sync: RAM takes writes faster than any disk reads, so the
+ * disks' own rate is the bound.
+ */
+#define CONFIG_SPEED_MIN	(100ULL << 20)
+#define CONFIG_SPEED_MAX	(4ULL << 30)
+/* The recovery speeds of c (or the defaults when c is NULL or has no line):
+ * false for "recovery_speed off". */
+bool config_recovery_speed(const struct config *c, uint64_t *min, uint64_t *max);
 
 /*
  * The memory a restore must leave available once every RAM member is full,

@@ -517,3 +517,32 @@ char *md_array_of_config(const struct conf_mirror *m)
 	}
 	return NULL;
 }
+
+int md_disks_write_mostly(const char *mdname, bool on, char **msg)
+{
+	struct md_array a;
+	int r = md_array_read(mdname, &a), n = 0;
+
+	*msg = NULL;
+	if (r < 0) {
+		*msg = xasprintf("cannot read %s: %s", mdname, strerror(-r));
+		return r;
+	}
+	for (size_t i = 0; i < a.nmembers && r == 0; i++) {
+		const struct md_member *m = &a.members[i];
+		char *path;
+
+		if (m->is_ram || m->faulty || m->write_mostly == on)
+			continue;
+		path = xasprintf("%s/block/%s/md/dev-%s/state", sysfs_root(), mdname, m->name);
+		r = write_text_file(path, on ? "writemostly" : "-writemostly");
+		if (r < 0)
+			*msg = xasprintf("cannot make %s %swrite-mostly (%swritemostly > %s): %s", m->name,
+					 on ? "" : "not ", on ? "" : "-", path, strerror(-r));
+		else
+			n++;
+		free(path);
+	}
+	md_array_clear(&a);
+	return r < 0 ? r : n;
+}

@@ -84,6 +84,15 @@ int md_member_size(const char *mdname, uint64_t *bytes, char **msg);
  * turns faulty; -errno with *msg when the array cannot be read.
  */
 int md_wait_in_sync(const char *mdname, const char *member, bool progress, unsigned timeout, char **msg);
+/*
+ * Make every working persistent member of mdname (neither RAM nor faulty)
+ * write-mostly (on) or not, through /sys/block/mdX/md/dev-Y/state
+ * ("writemostly", "-writemostly"): md applies it at once and records it in
+ * the member's superblock. The number of members changed, or -errno with
+ * *msg (malloc'd); members changed before a failure stay changed.
+ */
+int md_disks_write_mostly(const char *mdname, bool on, char **msg);
+
 /* The bound of --wait: given (--timeout) when not 0, else RDCTL_WAIT_TIMEOUT
  * (the tests), else 0: no bound. */
 unsigned md_wait_bound(unsigned given);

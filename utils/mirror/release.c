@@ -190,17 +190,21 @@ static void stop_warmups(struct boot_report *rep)
 		struct boot_item *it = boot_item_new(rep, names[i]);
 		struct warmup w;
 		char *why = NULL;
+		bool recovering = false;
 
 		if (warmup_read(names[i], &w) == 0) {
 			it->rd = xstrdup(w.rd);
+			recovering = w.recovering;
 			warmup_clear(&w);
 		}
 		if (warmup_cancel(names[i], &why) < 0) {
 			boot_item_fail(it, "EBUSY", why);
 		} else {
 			it->action = "released";
-			it->summary = it->rd ? xasprintf("warm-up copy stopped, %s detached", it->rd)
-					     : xstrdup("warm-up copy stopped");
+			/* (once md has the disk, it is the array's release that takes it out) */
+			it->summary = recovering ? xasprintf("warm-up stopped during md's recovery of %s", it->rd)
+				      : it->rd ? xasprintf("warm-up copy stopped, %s detached", it->rd)
+				      : xstrdup("warm-up copy stopped");
 		}
 		free(names[i]);
 	}

@@ -287,13 +287,16 @@ static bool warm_start_record(const char *mdname, uint64_t size, struct md_super
  * Start the warm-up copy into the attached disk. 0, or -1 with a note on
  * why not (the caller adds the disk the usual way then).
  */
-static int warm_start(struct boot_item *it, const char *mdname, const struct md_super *sb, char **note)
+static int warm_start(struct boot_item *it, const struct config *cfg, const char *mdname, const struct md_super *sb,
+		      char **note)
 {
+	struct warm_speed speed;
 	char *msg = NULL;
 	int r = rd_prepare_for_md(it->rd, mdname, &msg);
 
+	speed.raise = config_recovery_speed(cfg, &speed.min, &speed.max);
 	if (r == 0)
-		r = warmup_start(mdname, it->rd, sb, &msg);
+		r = warmup_start(mdname, it->rd, sb, &speed, &msg);
 	if (r < 0) {
 		*note = xasprintf("no warm start (%s)", msg ? msg : strerror(-r));
 		free(msg);
@@ -321,7 +324,8 @@ static bool warming_already(struct boot_item *it, const char *mdname)
 	}
 	it->action = "already";
 	it->rd = xstrdup(w.rd);
-	it->summary = xasprintf("already restored (%s, warm-up copy %.1f%%)", w.rd, warmup_percent(&w));
+	it->summary = w.recovering ? xasprintf("already restored (%s, warm start: md recovers what was written during the copy)", w.rd)
+				   : xasprintf("already restored (%s, warm-up copy %.1f%%)", w.rd, warmup_percent(&w));
 	warmup_clear(&w);
 	return true;
 }
@@ -367,7 +371,8 @@ static void restore_one(const struct conf_mirror *m, const struct config *cfg, c
 		goto out;
 	}
 	rm = rd_member(&a);
-	if (!rm && warming_already(it, mdname)) {
+	/* (a warm-up's daemon makes the disks write-mostly once rm is in sync) */
+	if ((!rm || !rm->in_sync) && warming_already(it, mdname)) {
 		md_array_clear(&a);
 		goto wait;
 	}
@@ -484,18 +489,14 @@ static void restore_one(const struct conf_mirror *m, const struct config *cfg, c
 	if (attach_disk(it, size, m->prealloc, &index) < 0)
 		goto out;
 	path = md_dev_path(it->rd);
-	if (warm && warm_start(it, mdname, &sb, &warm_note) == 0) {
+	if (warm && warm_start(it, cfg, mdname, &sb, &warm_note) == 0) {
+		/* the disks: write-mostly again once it is in sync, by the daemon (warmup.h) */
 		it->action = "warming";
-		if (restore_fix_write_mostly(it, mdname) < 0)
-			goto out;
-		wm = join_wm(it);
 		sz = size_mib_str(size);
-		it->summary = xasprintf("%s%sattached %s (%s%s), warm start: copying %s into it, then re-adding it (md recovers only what was written %s)%s%s%s",
+		it->summary = xasprintf("%s%sattached %s (%s%s), warm start: copying %s into it, then re-adding it (md recovers only what was written %s); reads spread over the disks until it is in sync",
 					note ? note : "", note ? ", " : "", it->rd, sz, m->prealloc ? ", preallocated" : "",
-					mdname, made ? "during the copy" : "since it left", it->nwm ? ", " : "", wm,
-					it->nwm ? " write-mostly" : "");
+					mdname, made ? "during the copy" : "since it left");
 		free(sz);
-		free(wm);
 		goto wait;
 	}
 	if (warm_note)

@@ -99,8 +99,9 @@ int mirror_add_ram(struct mirror_run *r, const char *mdpath, const char *kname, 
 	return mirror_mdadm(r, false, mdpath, "--add", rdpath, NULL);
 }
 
-int mirror_warm_ram(struct mirror_run *r, const char *kname, char **why)
+int mirror_warm_ram(struct mirror_run *r, const char *kname, const char *conf_path, char **why)
 {
+	struct warm_speed speed;
 	struct md_super sb;
 	char *msg = NULL;
 	int e;
@@ -111,13 +112,14 @@ int mirror_warm_ram(struct mirror_run *r, const char *kname, char **why)
 		*why = xstrdup("the array has no internal bitmap");
 		return 0;
 	}
-	mirror_step(r, false, xasprintf("# warm start: copy /dev/%s into %s, then mdadm --re-add it", kname,
-					r->rd ? r->rd : "the RAM disk"));
+	mirror_step(r, false, xasprintf("# warm start: copy /dev/%s into %s, then mdadm --re-add it; the disks are write-mostly once it is in sync",
+					kname, r->rd ? r->rd : "the RAM disk"));
 	if (r->dry_run)
 		return 1;
+	warm_speed_of(conf_path, &speed);
 	e = warm_super_make(kname, r->size, &sb, why);
 	if (e == 0 && (e = rd_prepare_for_md(r->rd, kname, &msg)) == 0)
-		e = warmup_start(kname, r->rd, &sb, &msg);
+		e = warmup_start(kname, r->rd, &sb, &speed, &msg);
 	if (e < 0) {
 		r->steps[r->nsteps - 1].status = "failed";
 		if (!*why)
@@ -154,7 +156,7 @@ int mirror_finish_sync(struct mirror_run *r, const struct opts *o, const char *k
 		}
 	}
 	if (warmup_read(kname, &w) == 0) {
-		if (w.alive)
+		if (w.alive && !w.recovering)
 			r->sync = xasprintf("warm-up copy %.1f%%", warmup_percent(&w));
 		warmup_clear(&w);
 		if (r->sync)

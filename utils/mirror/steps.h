@@ -59,7 +59,7 @@ int mirror_add_ram(struct mirror_run *r, const char *mdpath, const char *kname, 
  * (no internal bitmap, no empty slot, ...): the caller adds the disk, and
  * md recovers it whole.
  */
-int mirror_warm_ram(struct mirror_run *r, const char *kname, char **why);
+int mirror_warm_ram(struct mirror_run *r, const char *kname, const char *conf_path, char **why);
 
 /* The RAM member's sync state in words (or the warm-up's), and --wait. */
 int mirror_finish_sync(struct mirror_run *r, const struct opts *o, const char *kname);

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/config.h"
 #include "lib/config_edit.h"
 #include "lib/errors.h"
 #include "lib/lock.h"
@@ -37,6 +38,7 @@
 #define STOP_WAIT_MS	30000
 #define LOCK_TRIES	600	/* seconds */
 #define POLL_MS		100
+#define SYNC_POLL_MS	250
 
 static volatile sig_atomic_t stopping;
 
@@ -77,6 +79,33 @@ static int detach(const char *rd)
 	return r;
 }
 
+void warm_speed_of(const char *path, struct warm_speed *s)
+{
+	struct config c;
+
+	if (config_read(path, &c) < 0)
+		s->raise = config_recovery_speed(NULL, &s->min, &s->max);
+	else
+		s->raise = config_recovery_speed(&c, &s->min, &s->max);
+	config_free(&c);
+}
+
+static char *speed_path(const char *mdname, const char *which)
+{
+	return xasprintf("%s/block/%s/md/sync_speed_%s", sysfs_root(), mdname, which);
+}
+
+/* md's sync_speed_min and _max of mdname as they were (w->min_was, w->max_was). 0 or -errno. */
+static int speed_put_back(const char *mdname, const struct warmup *w)
+{
+	char *pmin = speed_path(mdname, "min"), *pmax = speed_path(mdname, "max");
+	int r = write_text_file(pmin, w->min_was), r2 = write_text_file(pmax, w->max_was);
+
+	free(pmin);
+	free(pmax);
+	return r < 0 ? r : r2;
+}
+
 int warmup_cancel(const char *mdname, char **why)
 {
 	struct warmup w;
@@ -106,6 +135,10 @@ int warmup_cancel(const char *mdname, char **why)
 	}
 	warm_state_remove(mdname);
 	r = 0;
+	/* md's limits, when the daemon raised them and died before it put them back */
+	if (w.min_was && w.max_was && speed_put_back(mdname, &w) < 0)
+		fprintf(stderr, "rdctl: warning: %s: cannot put sync_speed_min/max back to %s and %s\n", mdname,
+			w.min_was, w.max_was);
 	/* a daemon that got as far as the re-add leaves its disk to md */
 	if (!in_an_array(w.rd)) {
 		char *node = xasprintf("%s/block/%s", sysfs_root(), w.rd);
@@ -134,10 +167,11 @@ int warmup_wait(const char *mdname, double deadline, bool progress)
 			warmup_clear(&w);
 			break;
 		}
-		if (progress) {
+		if (progress && w.recovering)
+			fprintf(stderr, "\r%s: warm-up copy done, md recovers what was written during it", mdname);
+		else if (progress)
 			fprintf(stderr, "\r%s: warm-up copy %.1f%%", mdname, warmup_percent(&w));
-			shown = true;
-		}
+		shown |= progress;
 		warmup_clear(&w);
 		if (deadline > 0 && mono_now() >= deadline) {
 			r = -ETIMEDOUT;
@@ -173,6 +207,7 @@ int warmup_wait_in_sync(const char *mdname, const char *rd, unsigned timeout, ch
 struct job {
 	const char *mdname, *rd;
 	const struct md_super *sb;
+	struct warm_speed speed;
 	struct warmup w;
 };
 
@@ -321,9 +356,170 @@ static int take_lock(void)
 	return -1;
 }
 
+/*
+ * Reads while the RAM member is away. raid1's read_balance() reads a
+ * write-mostly member only when no other in-sync member can serve the
+ * read, and then the first one it finds (choose_slow_rdev() in 6.12 and
+ * later; 6.1's loop keeps the first write-mostly one as its last resort):
+ * with the RAM slot empty, or its member recovering, every read goes to
+ * one disk. So the daemon turns write-mostly off on the disks before the
+ * copy, and on again once md has the RAM member in sync (await_in_sync()).
+ * What must hold: the disks are write-mostly whenever the RAM member is
+ * in sync, or reads go to the disks beside RAM. Should the daemon die in
+ * between, the next rdctl --restore (every boot runs one) makes them
+ * write-mostly again (restore_fix_write_mostly()), and until then
+ * --status warns (not_write_mostly).
+ */
+static void spread_reads(const struct job *j)
+{
+	char *msg = NULL;
+	int n = md_disks_write_mostly(j->mdname, false, &msg);
+
+	if (n < 0)
+		syslog(LOG_WARNING, "warm-up of %s: %s: reads stay on one disk until %s is in sync", j->mdname, msg,
+		       j->rd);
+	else if (n > 0)
+		syslog(LOG_INFO, "warm-up of %s: %d disk(s) no longer write-mostly: reads spread over them until %s is in sync",
+		       j->mdname, n, j->rd);
+	free(msg);
+}
+
+/*
+ * Before the re-add: md's sync_speed_min and _max of the array raised for
+ * the RAM member's recovery (lib/config.h, CONFIG_SPEED_MIN), what they
+ * were kept in the state, so that whoever finds this daemon dead puts them
+ * back (warmup_cancel()). md keeps them per array and forgets them when the
+ * array stops: a reboot puts them back by itself.
+ */
+static void raise_speed(struct job *j)
+{
+	const char *which[2] = { "min", "max" };
+	char *was[2] = { NULL, NULL }, *path, *text, *v;
+	int r = 0;
+
+	if (!j->speed.raise)
+		return;
+	for (int i = 0; i < 2 && r == 0; i++) {
+		path = speed_path(j->mdname, which[i]);
+		text = NULL;
+		/* "1000 (system)" or "5000 (local)" */
+		r = read_text_file(path, &text);
+		if (r == 0)
+			was[i] = strstr(text, "(system)") ? xstrdup("system") : xasprintf("%lu", strtoul(text, NULL, 10));
+		free(text);
+		free(path);
+	}
+	if (r < 0) {
+		syslog(LOG_WARNING, "warm-up of %s: cannot read its sync_speed_min/max (%s): md's limits stay", j->mdname,
+		       strerror(-r));
+		free(was[0]);
+		free(was[1]);
+		return;
+	}
+	j->w.min_was = was[0];
+	j->w.max_was = was[1];
+	if (warm_state_write(j->mdname, &j->w) < 0)
+		syslog(LOG_WARNING, "warm-up of %s: cannot write its state", j->mdname);
+	/* max first: md reads them apart, but a min above max reads as nonsense */
+	path = speed_path(j->mdname, "max");
+	v = xasprintf("%llu", (unsigned long long)(j->speed.max >> 10));
+	r = write_text_file(path, v);
+	free(path);
+	free(v);
+	if (r == 0) {
+		path = speed_path(j->mdname, "min");
+		v = xasprintf("%llu", (unsigned long long)(j->speed.min >> 10));
+		r = write_text_file(path, v);
+		free(path);
+		free(v);
+	}
+	if (r < 0)
+		syslog(LOG_WARNING, "warm-up of %s: cannot raise its sync_speed_min/max: %s", j->mdname, strerror(-r));
+	else
+		syslog(LOG_INFO, "warm-up of %s: md's recovery of %s at %llu to %llu KiB/s (sync_speed_min/max; was %s and %s)",
+		       j->mdname, j->rd, (unsigned long long)(j->speed.min >> 10),
+		       (unsigned long long)(j->speed.max >> 10), j->w.min_was, j->w.max_was);
+}
+
+/* After: md's limits as they were, and the state says so. */
+static void lower_speed(struct job *j)
+{
+	int r;
+
+	if (!j->w.min_was || !j->w.max_was)
+		return;
+	r = speed_put_back(j->mdname, &j->w);
+	if (r < 0) {
+		syslog(LOG_WARNING, "warm-up of %s: cannot put sync_speed_min/max back to %s and %s: %s", j->mdname,
+		       j->w.min_was, j->w.max_was, strerror(-r));
+		return;
+	}
+	free(j->w.min_was);
+	free(j->w.max_was);
+	j->w.min_was = j->w.max_was = NULL;
+	warm_state_write(j->mdname, &j->w);
+}
+
+/* 1: rd is an in-sync member of the array; 0: a member, not in sync yet; -1: not a working member */
+static int rd_in_sync(const struct job *j)
+{
+	struct md_array a;
+	int r = -1;
+
+	if (md_array_read(j->mdname, &a) < 0)
+		return -1;
+	for (size_t i = 0; i < a.nmembers; i++) {
+		const struct md_member *m = &a.members[i];
+
+		if (!strcmp(m->name, j->rd) && !m->faulty)
+			r = m->in_sync;
+	}
+	md_array_clear(&a);
+	return r;
+}
+
+/*
+ * Step 5: md has the disk (re-added, or added anew): wait until it is in
+ * sync, then make the disks write-mostly again. The state says "recover"
+ * meanwhile: --status shows md's recovery, --wait waits for this step too.
+ * Not under the lock (a recovery may take hours), but for the change.
+ */
+static void await_in_sync(struct job *j)
+{
+	char *msg = NULL;
+	int s, n;
+
+	j->w.recovering = true;
+	warm_state_write(j->mdname, &j->w);
+	while (!stopping && (s = rd_in_sync(j)) == 0)
+		util_sleep_ms(SYNC_POLL_MS);
+	if (stopping)
+		return;
+	if (s < 0) {
+		syslog(LOG_NOTICE, "warm-up of %s: %s left the array before it was in sync", j->mdname, j->rd);
+		return;
+	}
+	if (take_lock() < 0) {
+		syslog(LOG_ERR, "warm-up of %s: the rdctl lock stayed taken; the disks are not write-mostly: rdctl --restore makes them so",
+		       j->mdname);
+		return;
+	}
+	if (!stopping && rd_in_sync(j) > 0) {
+		n = md_disks_write_mostly(j->mdname, true, &msg);
+		if (n < 0)
+			syslog(LOG_ERR, "warm-up of %s: %s; rdctl --restore retries", j->mdname, msg);
+		else
+			syslog(LOG_INFO, "warm-up of %s: %s in sync, %d disk(s) write-mostly again", j->mdname,
+			       j->rd, n);
+		free(msg);
+	}
+	lock_release();
+}
+
 static int daemon_main(struct job *j)
 {
 	char *mdpath = md_dev_path(j->mdname), *rdpath = md_dev_path(j->rd);
+	struct warmup now;
 	void *buf = NULL;
 	int md = -1, rd = -1, rc = 1;
 	uint64_t size = 0;
@@ -337,6 +533,7 @@ static int daemon_main(struct job *j)
 		goto out;
 	}
 	j->w.total = size;
+	spread_reads(j);
 	/* a copy that cannot be made or failed is left to md: a full recovery, as without a record */
 	if (size > j->sb->data_size * 512) {
 		syslog(LOG_ERR, "warm-up of %s: the array (%llu bytes) is larger than the kept member's data area",
@@ -355,7 +552,13 @@ static int daemon_main(struct job *j)
 		syslog(LOG_NOTICE, "warm-up of %s: the array no longer waits for %s: not added", j->mdname, j->rd);
 		goto out;
 	}
+	raise_speed(j);
 	rc = add_back(j, rd, buf, copied) < 0;
+	lock_release();
+	if (rc == 0)
+		await_in_sync(j);
+	/* (a stopped daemon too: the state would name them otherwise) */
+	lower_speed(j);
 out:
 	if (stopping)
 		syslog(LOG_NOTICE, "warm-up of %s stopped at %llu of %llu bytes", j->mdname,
@@ -368,15 +571,20 @@ out:
 	free(mdpath);
 	free(rdpath);
 	/* a stopped one leaves its state to whoever stopped it (warmup_cancel) */
-	if (!stopping)
-		warm_state_remove(j->mdname);
+	if (!stopping && warmup_read(j->mdname, &now) == 0) {
+		if (now.pid == getpid())
+			warm_state_remove(j->mdname);
+		warmup_clear(&now);
+	}
+	warmup_clear(&j->w);
 	closelog();
 	return rc;
 }
 
-int warmup_start(const char *mdname, const char *rd, const struct md_super *sb, char **why)
+int warmup_start(const char *mdname, const char *rd, const struct md_super *sb, const struct warm_speed *speed,
+		 char **why)
 {
-	struct job j = { .mdname = mdname, .rd = rd, .sb = sb };
+	struct job j = { .mdname = mdname, .rd = rd, .sb = sb, .speed = *speed };
 	int p[2], st, r;
 	pid_t pid;
 	char c;

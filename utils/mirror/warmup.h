@@ -24,7 +24,13 @@
  *      covers everything written during the copy: the array was degraded
  *      all along, so no bit was cleared (md_bitmap_endwrite());
  *   4. when md refuses the re-add, the disk is blanked and added as a new
- *      member: a full recovery, as without a record.
+ *      member: a full recovery, as without a record;
+ *   5. it waits until md has the disk in sync, then makes the disks
+ *      write-mostly again: from before the copy until then they are not,
+ *      so that reads spread over all of them (warmup.c, spread_reads());
+ *      md's sync_speed_min/max of the array are raised from the re-add
+ *      until then and put back after (by warmup_cancel() when the daemon
+ *      died in between).
  * Progress is in <run dir>/warmup-<mdX>.state for --status and --wait.
  */
 #ifndef RDCTL_WARMUP_H
@@ -39,10 +45,23 @@
 
 
 /*
+ * md's sync_speed_min and sync_speed_max for the RAM member's recovery
+ * (lib/config.h, recovery_speed), bytes per second; raise false leaves
+ * md's limits as they are.
+ */
+struct warm_speed {
+	bool raise;
+	uint64_t min, max;
+};
+/* The recovery speeds the configuration file at path sets (its defaults when it cannot be read). */
+void warm_speed_of(const char *path, struct warm_speed *s);
+
+/*
  * Start the copy of mdname into rd (attached, prepared, not in the array)
  * and return once the daemon has written its state. 0, or -errno with *why.
  */
-int warmup_start(const char *mdname, const char *rd, const struct md_super *sb, char **why);
+int warmup_start(const char *mdname, const char *rd, const struct md_super *sb, const struct warm_speed *speed,
+		 char **why);
 
 
 /*

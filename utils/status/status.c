@@ -254,7 +254,8 @@ static bool warm_copy(struct status *st, struct mirror *x)
 
 	if (warmup_read(x->array, &w) < 0)
 		return false;
-	if (!w.alive) {
+	/* (once md has the disk back, its recovery is what --status shows) */
+	if (!w.alive || w.recovering) {
 		warmup_clear(&w);
 		return false;
 	}

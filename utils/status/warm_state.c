@@ -18,9 +18,18 @@ static char *state_path(const char *mdname)
 int warm_state_write(const char *mdname, const struct warmup *w)
 {
 	char *path = state_path(mdname), *msg = NULL;
-	char *text = xasprintf("pid %ld\nrd %s\ndone %llu\ntotal %llu\nstarted %lld\n", (long)w->pid, w->rd,
-			       (unsigned long long)w->done, (unsigned long long)w->total, (long long)w->started);
-	int r = config_write_atomic(path, text, &msg);
+	char *text = xasprintf("pid %ld\nrd %s\ndone %llu\ntotal %llu\nstarted %lld\nphase %s\n", (long)w->pid,
+			       w->rd, (unsigned long long)w->done, (unsigned long long)w->total,
+			       (long long)w->started, w->recovering ? "recover" : "copy");
+	int r;
+
+	if (w->min_was && w->max_was) {
+		char *t = xasprintf("%sspeed_min_was %s\nspeed_max_was %s\n", text, w->min_was, w->max_was);
+
+		free(text);
+		text = t;
+	}
+	r = config_write_atomic(path, text, &msg);
 
 	free(msg);
 	free(text);
@@ -61,6 +70,8 @@ double warmup_percent(const struct warmup *w)
 void warmup_clear(struct warmup *w)
 {
 	free(w->rd);
+	free(w->min_was);
+	free(w->max_was);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -83,6 +94,14 @@ int warmup_read(const char *mdname, struct warmup *w)
 		if (!strcmp(line, "rd")) {
 			free(w->rd);
 			w->rd = xstrdup(v);
+		} else if (!strcmp(line, "phase")) {
+			w->recovering = !strcmp(v, "recover");
+		} else if (!strcmp(line, "speed_min_was")) {
+			free(w->min_was);
+			w->min_was = xstrdup(v);
+		} else if (!strcmp(line, "speed_max_was")) {
+			free(w->max_was);
+			w->max_was = xstrdup(v);
 		} else if (parse_u64(v, &n)) {
 			if (!strcmp(line, "pid"))
 				w->pid = (pid_t)n;

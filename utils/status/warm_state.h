@@ -2,7 +2,10 @@
 /*
  * The state of a warm-up (mirror/warmup.h), in <run dir>/warmup-<mdX>.state:
  * its daemon writes it, --status and --wait read it. Lines "KEY VALUE":
- * pid, rd, done, total, started.
+ * pid, rd, done, total, started, phase ("copy", or "recover" once md has
+ * the RAM disk back and recovers what was written during the copy), and
+ * while the daemon has md's limits raised, speed_min_was and
+ * speed_max_was: what to write back ("system" or KiB per second).
  */
 #ifndef RDCTL_WARM_STATE_H
 #define RDCTL_WARM_STATE_H
@@ -17,6 +20,8 @@ struct warmup {
 	char *rd;		/* "rd0" */
 	uint64_t done, total;	/* bytes copied, bytes to copy */
 	int64_t started;	/* Unix seconds */
+	bool recovering;	/* phase recover: copied, re-added, md recovering */
+	char *min_was, *max_was;	/* md's sync_speed_min/max to put back; NULL: not raised */
 };
 
 /* Write the state of mdname's warm-up atomically. 0 or -errno. */

@@ -144,7 +144,8 @@ static void array_warnings(const struct md_array *a, struct warnings *w)
 			warnings_add(w, SEV_WARNING, "want_replacement", a->name, m->name,
 				     xasprintf("%s: persistent member %s had write errors and wants a replacement: md will make the next spare its replacement and fail it; check the disk (dmesg, smartctl)",
 					       a->name, m->name));
-		if (!m->write_mostly)
+		/* (until the RAM member is in sync, reads spread over the disks: warmup.c) */
+		if (!m->write_mostly && ram && ram->in_sync)
 			warnings_add(w, SEV_WARNING, "not_write_mostly", a->name, m->name,
 				     xasprintf("%s: persistent member %s is not write-mostly: reads may go to the disk; fix: echo writemostly > /sys/block/%s/md/dev-%s/state",
 					       a->name, m->name, a->name, m->name));
