@@ -264,6 +264,54 @@ expect_log_lacks "release fail: no detach" "ioctl"
 boot_tree
 rd_member 0 in_sync
 vg "release" 0 --release --json
+# --- release ARRAY... and --dry-run (#34): md1, a second mirror beside md0 ---
+second_mirror() {
+	local m1=$broot/sys/block/md1/md
+	mkdir -p "$m1"
+	for f in level array_state raid_disks degraded metadata_version component_size sync_action \
+		sync_completed sync_speed; do
+		cp "$broot/sys/block/md0/md/$f" "$m1/$f"
+	done
+	put "$m1/uuid" 11111111-2222-3333-4444-555555555555
+	member md1 sdd in_sync,write_mostly 0
+	member md1 sde in_sync,write_mostly 1
+	member md1 rd1 in_sync 2
+	put "$broot/sys/block/rd1/size" 2099200
+	put "$broot/sys/block/rd1/dev" "252:1"
+	mkdir -p "$broot/sys/block/rd1/holders/md1"
+	: >"$broot/dev/rd1"
+}
+boot_tree
+rd_member 0 in_sync
+second_mirror
+run "release --dry-run" 0 --release --dry-run
+expect_out_has "release --dry-run: md0" "md0: would release rd0: mdadm $broot/dev/md0 --fail $broot/dev/rd0 --remove $broot/dev/rd0; "
+expect_out_has "release --dry-run: md1" "md1: would release rd1: mdadm $broot/dev/md1 --fail $broot/dev/rd1 --remove $broot/dev/rd1; "
+expect_log "release --dry-run: nothing ran" ""
+run "release --dry-run one" 0 --release /dev/md1 --dry-run --json
+validate "release --dry-run one" release
+expect_out_lacks "release --dry-run one: not md0" '"md0"'
+expect_log "release --dry-run one: nothing ran" ""
+run "release one" 0 --release md1
+expect_out "release one" "md1: released rd1 (failed, removed, detached)"
+expect_log "release one: md1 only" "mdadm /dev/md1 --fail /dev/rd1 --remove /dev/rd1
+ioctl REMOVE 1 0"
+: >"$blog"
+run "release by UUID" 0 --release UUID=$uuid --dry-run
+expect_out_has "release by UUID" "md0: would release rd0"
+run "release by UUID, upper case" 0 --release "UUID=${uuid^^}" --dry-run
+expect_out_has "release by UUID, upper case" "md0: would release rd0"
+run "release: an unknown UUID" 1 --release UUID=00000000:00000000:00000000:00000001
+expect_err "release: an unknown UUID" "no array with UUID=00000000:00000000:00000000:00000001: see mdadm --detail --scan"
+run "release: a bad UUID" 2 --release UUID=1234
+expect_err_has "release: a bad UUID" "invalid UUID '1234'"
+run "release: no such array" 1 --release md7
+expect_err "release: no such array" "no array md7: see cat /proc/mdstat"
+boot_tree
+run "release: no RAM member" 1 --release md0
+expect_err "release: no RAM member" "md0 has no RAM member to release"
+run "release: not an array" 2 --release sdb
+expect_log "release refusals: nothing ran" ""
 
 # --- #20: the RAM member's slot, memory, bad blocks, the restore record ---
 # a mirror of the old layout (RAM slot 0, disks in 1 and 2): the restore

@@ -53,8 +53,9 @@ static const char usage_text[] =
 "                          array with an rd member, findings with a severity\n"
 "      --restore           bring back the RAM member of every mirror in\n"
 "                          /etc/rdmirror.conf (at boot)\n"
-"      --release           take every RAM member out of its array and detach\n"
-"                          it (at shutdown)\n"
+"      --release [ARRAY...]\n"
+"                          take every RAM member (or those of the arrays\n"
+"                          named) out of its array and detach it (at shutdown)\n"
 "      --create ARRAY DISK...\n"
 "                          a new RAM mirror on blank disks: the array is made\n"
 "                          from the disks (write-mostly), then the RAM disk is\n"
@@ -88,8 +89,9 @@ static const char usage_text[] =
 "      --bitmap internal|none\n"
 "                          with --create: md's write-intent bitmap (default\n"
 "                          internal, 128 MiB chunks)\n"
-"      --dry-run           with --create, --convert, --revert, --refresh: print\n"
-"                          the plan (the commands) and change nothing\n"
+"      --dry-run           with --create, --convert, --revert, --refresh,\n"
+"                          --release: print the plan (the commands) and\n"
+"                          change nothing\n"
 "      --force             allow a size above the available memory (--attach,\n"
 "                          --resize, --create, --convert; --restore: past\n"
 "                          its reserve), disks with a signature (--create), a\n"
@@ -106,7 +108,8 @@ static const char usage_text[] =
 "K, M, G, T, P, E alone or with iB are powers of 1024 (512K, 2.5G, 1TiB), with\n"
 "B powers of 1000 (4096KB, 8GB); B alone is bytes. Up to 9 digits may follow\n"
 "a '.'. It must be a multiple of 4 KiB. rdN may also be written /dev/rdN.\n"
-"ARRAY is /dev/mdN, mdN or /dev/md/NAME.\n"
+"ARRAY is /dev/mdN, mdN or /dev/md/NAME; for an existing array also\n"
+"UUID=... (the array UUID, as mdadm prints it).\n"
 "\n"
 "Exit status: 0 success, 1 failure, 2 usage error, 3 --status shown with\n"
 "a WARNING or CRITICAL finding (--nagios: 0 OK, 1 WARNING, 2 CRITICAL).\n"
@@ -412,7 +415,7 @@ static int run(int argc, char **argv, struct opts *o)
 	} else if (cmd == CMD_CREATE) {
 		if (optind >= argc)
 			return usage_error("--create needs an array and at least one disk, for example rdctl --create /dev/md0 /dev/sdb /dev/sdc");
-	} else if (optind < argc && cmd != CMD_LIST) {
+	} else if (optind < argc && cmd != CMD_LIST && cmd != CMD_RELEASE) {
 		return usage_error("unexpected argument '%s': see rdctl --help", argv[optind]);
 	}
 	if (table_opt && cmd != CMD_LIST)
@@ -445,8 +448,8 @@ static int run(int argc, char **argv, struct opts *o)
 		return usage_error("--size goes with --create or --convert only (--attach and --resize take the size itself)");
 	if (bitmap_arg && cmd != CMD_CREATE)
 		return usage_error("--bitmap goes with --create only");
-	if (o->dry_run && !is_mirror_cmd(cmd))
-		return usage_error("--dry-run goes with --create, --convert, --revert or --refresh only");
+	if (o->dry_run && !is_mirror_cmd(cmd) && cmd != CMD_RELEASE)
+		return usage_error("--dry-run goes with --create, --convert, --revert, --refresh or --release only");
 	if (o->dry_run && o->wait)
 		return usage_error("--dry-run and --wait cannot be used together: a dry run starts nothing to wait for");
 	o->auto_size = !size_arg || !strcmp(size_arg, "auto");
@@ -480,7 +483,7 @@ static int run(int argc, char **argv, struct opts *o)
 	case CMD_RESTORE:
 		return cmd_restore(o);
 	case CMD_RELEASE:
-		return cmd_release(o);
+		return cmd_release(o, argv + optind, (size_t)(argc - optind));
 	case CMD_CREATE:
 		return cmd_create(o, arg, argv + optind, (size_t)(argc - optind));
 	case CMD_CONVERT:

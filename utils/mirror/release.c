@@ -54,6 +54,7 @@
 #include "md/md.h"
 #include "md/md_ops.h"
 #include "mirror/boot.h"
+#include "mirror/steps.h"
 #include "mirror/warm_record.h"
 #include "mirror/warmup.h"
 #include "rd/control.h"
@@ -127,7 +128,18 @@ static char *keep_record(const struct md_array *a, const struct md_member *m)
 	return s;
 }
 
-static void release_member(const struct md_array *a, const struct md_member *m, struct boot_report *rep)
+/* What --release would keep of m for a warm start (keep_record()'s tests, nothing written). */
+static char *record_plan(const struct md_array *a, const struct md_member *m)
+{
+	if (!m->in_sync || !md_has_internal_bitmap(a->name))
+		return xstrdup("no superblock kept (md could not take it back)");
+	if (!path_exists(warm_state_dir()))
+		return xasprintf("no warm start: %s is missing", warm_state_dir());
+	return xasprintf("its superblock kept in %s for a warm start", warm_state_dir());
+}
+
+static void release_member(const struct md_array *a, const struct md_member *m, struct boot_report *rep,
+			   bool dry_run)
 {
 	struct boot_item *it = boot_item_new(rep, a->name);
 	char *dev = md_dev_path(a->name), *path = md_dev_path(m->name), *msg = NULL, *kept = NULL;
@@ -146,6 +158,13 @@ static void release_member(const struct md_array *a, const struct md_member *m, 
 	}
 	if (ram_only_refusal(it, a, m->name, "releasing"))
 		goto out;
+	if (dry_run) {
+		kept = record_plan(a, m);
+		it->action = "planned";
+		it->summary = xasprintf("would release %s: mdadm %s --fail %s --remove %s; %s; detach %s", m->name,
+					dev, path, path, kept, m->name);
+		goto out;
+	}
 	if ((r = mdadm_call(NULL, &msg, dev, "--fail", path, "--remove", path, NULL)) < 0) {
 		boot_item_fail(it, errno_code(-r), msg);
 		msg = NULL;
@@ -182,22 +201,47 @@ out:
 }
 
 /* Warm-up copies still running: stopped, their disks detached. */
-static void stop_warmups(struct boot_report *rep)
+/* The arrays --release was given (kernel names), or all when none. */
+struct wanted {
+	char **names;
+	size_t n;
+};
+
+static bool is_wanted(const struct wanted *w, const char *mdname)
+{
+	if (!w->n)
+		return true;
+	for (size_t i = 0; i < w->n; i++)
+		if (!strcmp(w->names[i], mdname))
+			return true;
+	return false;
+}
+
+static void stop_warmups(struct boot_report *rep, const struct wanted *wanted, bool dry_run)
 {
 	char **names = warmup_arrays();
 
 	for (size_t i = 0; names[i]; i++) {
-		struct boot_item *it = boot_item_new(rep, names[i]);
+		struct boot_item *it;
 		struct warmup w;
 		char *why = NULL;
 		bool recovering = false;
 
+		if (!is_wanted(wanted, names[i])) {
+			free(names[i]);
+			continue;
+		}
+		it = boot_item_new(rep, names[i]);
 		if (warmup_read(names[i], &w) == 0) {
 			it->rd = xstrdup(w.rd);
 			recovering = w.recovering;
 			warmup_clear(&w);
 		}
-		if (warmup_cancel(names[i], &why) < 0) {
+		if (dry_run) {
+			it->action = "planned";
+			it->summary = recovering ? xasprintf("would stop the warm-up (md recovering %s)", it->rd)
+				      : xasprintf("would stop the warm-up copy and detach %s", it->rd ? it->rd : "its RAM disk");
+		} else if (warmup_cancel(names[i], &why) < 0) {
 			boot_item_fail(it, "EBUSY", why);
 		} else {
 			it->action = "released";
@@ -211,25 +255,48 @@ static void stop_warmups(struct boot_report *rep)
 	free(names);
 }
 
-int cmd_release(const struct opts *o)
+int cmd_release(const struct opts *o, char *const arrays[], size_t n)
 {
+	struct wanted wanted = { .names = xcalloc(n + 1, sizeof(char *)), .n = 0 };
 	struct boot_report rep = { 0 };
-	struct md_array *arrays;
-	size_t n;
-	int r, rc = change_begin("release");
+	struct md_array *all;
+	size_t nall;
+	int r, rc = o->dry_run ? 0 : change_begin("release");
 
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct md_array a;
+		struct warmup w;
+		char *path = NULL, *kname = NULL;
+
+		rc = mirror_find_array(arrays[i], &path, &kname, &a);
+		free(path);
+		if (rc)
+			break;
+		if (!mirror_rd_member(&a) && warmup_read(kname, &w) < 0)
+			rc = fail_errno(ENOENT, "%s has no RAM member to release", arrays[i]);
+		else if (!mirror_rd_member(&a))
+			warmup_clear(&w);
+		md_array_clear(&a);
+		wanted.names[wanted.n++] = kname;
+	}
 	if (rc)
-		return rc;
-	stop_warmups(&rep);
-	r = md_arrays_with_rd(&arrays, &n);
-	if (r < 0)
-		return fail_errno(-r, "cannot read the md arrays in %s/block: %s", sysfs_root(), strerror(-r));
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < arrays[i].nmembers; j++)
-			if (arrays[i].members[j].is_ram)
-				release_member(&arrays[i], &arrays[i].members[j], &rep);
-	md_arrays_free(arrays, n);
+		goto out;
+	stop_warmups(&rep, &wanted, o->dry_run);
+	r = md_arrays_with_rd(&all, &nall);
+	if (r < 0) {
+		rc = fail_errno(-r, "cannot read the md arrays in %s/block: %s", sysfs_root(), strerror(-r));
+		goto out;
+	}
+	for (size_t i = 0; i < nall; i++)
+		for (size_t j = 0; j < all[i].nmembers && is_wanted(&wanted, all[i].name); j++)
+			if (all[i].members[j].is_ram)
+				release_member(&all[i], &all[i].members[j], &rep, o->dry_run);
+	md_arrays_free(all, nall);
 	rc = boot_report_emit(&rep, "release", NULL, o->json);
+out:
 	boot_report_free(&rep);
+	for (size_t i = 0; i < wanted.n; i++)
+		free(wanted.names[i]);
+	free(wanted.names);
 	return rc;
 }

@@ -5,7 +5,11 @@
 
 #include "mirror/options.h"
 
-/* --release: every mirror with a RAM member. An exit code. */
-int cmd_release(const struct opts *o);
+/*
+ * --release [ARRAY...]: every mirror with a RAM member, or the n arrays
+ * named (each must have a RAM member or a warm-up); with o->dry_run, what
+ * it would do, changing nothing. An exit code.
+ */
+int cmd_release(const struct opts *o, char *const arrays[], size_t n);
 
 #endif

@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
+#include "lib/config.h"
 #include "lib/errors.h"
 #include "lib/lock.h"
 #include "lib/util.h"
@@ -55,10 +57,29 @@ int mirror_parse_array(const char *arg, char **path, char **kname)
 	return fail(EXIT_USAGE, "USAGE", "invalid array '%s': expected /dev/mdN, mdN or /dev/md/NAME", arg);
 }
 
+/* UUID=... of an existing array: its kernel name and path, or an error. */
+static int find_by_uuid(const char *arg, char **path, char **kname)
+{
+	struct conf_mirror m = { .kind = CONF_UUID };
+	char hex[33];
+
+	*path = *kname = NULL;
+	if (!md_uuid_hex(arg + 5, hex))
+		return fail(EXIT_USAGE, "USAGE", "invalid UUID '%s': expected 4 groups of 8 hex digits separated by ':', as mdadm --detail prints it",
+			    arg + 5);
+	m.uuid = xasprintf("%.8s:%.8s:%.8s:%.8s", hex, hex + 8, hex + 16, hex + 24);
+	*kname = md_array_of_config(&m);
+	free(m.uuid);
+	if (!*kname)
+		return fail_errno(ENODEV, "no array with %s: see mdadm --detail --scan", arg);
+	*path = md_dev_path(*kname);
+	return 0;
+}
+
 /* An existing, running array: its kernel name and path, or an error. */
 int mirror_find_array(const char *arg, char **path, char **kname, struct md_array *a)
 {
-	int r = mirror_parse_array(arg, path, kname);
+	int r = strncasecmp(arg, "UUID=", 5) ? mirror_parse_array(arg, path, kname) : find_by_uuid(arg, path, kname);
 
 	if (r)
 		return r;

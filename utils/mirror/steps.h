@@ -41,7 +41,11 @@ int mirror_begin(const struct opts *o, const char *verb);
  */
 int mirror_parse_array(const char *arg, char **path, char **kname);
 
-/* An existing, running array: its kernel name and path, or an error. */
+/*
+ * An existing, running array, given as mirror_parse_array() takes it or as
+ * UUID=... (as mdadm --detail prints it, any case): its kernel name and
+ * path, or an error.
+ */
 int mirror_find_array(const char *arg, char **path, char **kname, struct md_array *a);
 
 /* The array's RAM member (rdN), or NULL. */
