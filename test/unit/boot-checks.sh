@@ -284,7 +284,9 @@ second_mirror() {
 boot_tree
 rd_member 0 in_sync
 second_mirror
-run "release --dry-run" 0 --release --dry-run
+rm -f "$tmp/syslog"
+RDCTL_FAKE_SYSLOG=$tmp/syslog run "release --dry-run" 0 --release --dry-run
+if [ ! -e "$tmp/syslog" ]; then pass; else fail "release --dry-run: journal lines: $(cat "$tmp/syslog")"; fi
 expect_out_has "release --dry-run: md0" "md0: would release rd0: mdadm $broot/dev/md0 --fail $broot/dev/rd0 --remove $broot/dev/rd0; "
 expect_out_has "release --dry-run: md1" "md1: would release rd1: mdadm $broot/dev/md1 --fail $broot/dev/rd1 --remove $broot/dev/rd1; "
 expect_log "release --dry-run: nothing ran" ""
@@ -292,8 +294,11 @@ run "release --dry-run one" 0 --release /dev/md1 --dry-run --json
 validate "release --dry-run one" release
 expect_out_lacks "release --dry-run one: not md0" '"md0"'
 expect_log "release --dry-run one: nothing ran" ""
-run "release one" 0 --release md1
+RDCTL_FAKE_SYSLOG=$tmp/syslog run "release one" 0 --release md1
 expect_out "release one" "md1: released rd1 (failed, removed, detached)"
+# the change in the journal (lib/journal.h)
+if [ "$(cat "$tmp/syslog" 2>/dev/null)" = "info mdadm $broot/dev/md1 --fail $broot/dev/rd1 --remove $broot/dev/rd1" ]; then pass
+else fail "release one: journal is '$(cat "$tmp/syslog" 2>/dev/null)'"; fi
 expect_log "release one: md1 only" "mdadm /dev/md1 --fail /dev/rd1 --remove /dev/rd1
 ioctl REMOVE 1 0"
 : >"$blog"

@@ -8,6 +8,8 @@
  *   RDCTL_FAKE_INDEX=N             index returned by ADD (default 3)
  *   RDCTL_FAKE_LOG=FILE            append one line per answered ioctl
  *                                  ("ioctl ADD <size> <flags>", "ioctl REMOVE <index>", ...)
+ *   RDCTL_FAKE_SYSLOG=FILE         syslog(3) lines go to FILE instead, as
+ *                                  "info MESSAGE" or "err MESSAGE" (lib/journal.h)
  * The shim checks what the kernel checks about the structs: the ABI
  * version, and that reserved and "out" fields are zero (else EINVAL).
  */
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <syslog.h>
 
 #include <rdmirror.h>
 
@@ -109,4 +112,62 @@ int ioctl(int fd, unsigned long req, ...)
 		log_line(req == RDMIRROR_CTL_REMOVE ? "REMOVE" : "FREE_PAGES", d->index, 0);
 	}
 	return 0;
+}
+
+/* ---- syslog(3), for RDCTL_FAKE_SYSLOG (with _FORTIFY_SOURCE the program calls the _chk forms) ---- */
+
+static int fake_vsyslog(int pri, const char *fmt, va_list ap)
+{
+	const char *path = getenv("RDCTL_FAKE_SYSLOG");
+	FILE *f;
+
+	if (!path || !*path)
+		return 0;
+	f = fopen(path, "a");
+	if (!f)
+		return 1;
+	fprintf(f, "%s ", (pri & 7) <= LOG_ERR ? "err" : (pri & 7) <= LOG_NOTICE ? "notice" : "info");
+	vfprintf(f, fmt, ap);
+	fputc('\n', f);
+	fclose(f);
+	return 1;
+}
+
+void vsyslog(int pri, const char *fmt, va_list ap)
+{
+	static void (*real)(int, const char *, va_list);
+
+	if (fake_vsyslog(pri, fmt, ap))
+		return;
+	if (!real)
+		real = (void (*)(int, const char *, va_list))dlsym(RTLD_NEXT, "vsyslog");
+	if (real)
+		real(pri, fmt, ap);
+}
+
+void __vsyslog_chk(int pri, int flag, const char *fmt, va_list ap);
+void __vsyslog_chk(int pri, int flag, const char *fmt, va_list ap)
+{
+	(void)flag;
+	vsyslog(pri, fmt, ap);
+}
+
+void syslog(int pri, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsyslog(pri, fmt, ap);
+	va_end(ap);
+}
+
+void __syslog_chk(int pri, int flag, const char *fmt, ...);
+void __syslog_chk(int pri, int flag, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)flag;
+	va_start(ap, fmt);
+	vsyslog(pri, fmt, ap);
+	va_end(ap);
 }

@@ -37,7 +37,18 @@ expect_state() {	# NAME MEMBER STATE
 # the warm start, which cannot read the fake disks' superblocks: the RAM
 # disk added into the empty slot instead, md recovers it
 raid1_tree
-run "convert" 0 --convert /dev/md0 --config "$conf"
+rm -f "$tmp/syslog"
+RDCTL_FAKE_SYSLOG=$tmp/syslog run "convert" 0 --convert /dev/md0 --config "$conf"
+journal_has() {	# NAME LINE: the journal (lib/journal.h) has LINE
+	if grep -qxF -- "$2" "$tmp/syslog" 2>/dev/null; then pass
+	else fail "$1: journal lacks '$2': $(cat "$tmp/syslog" 2>/dev/null)"; fi
+}
+journal_has "convert journal: bitmap" "info mdadm --grow $broot/dev/md0 --bitmap=internal --bitmap-chunk=128M"
+journal_has "convert journal: grow" "info mdadm --grow $broot/dev/md0 --raid-devices=3 --force"
+journal_has "convert journal: add" "info mdadm $broot/dev/md0 --add $broot/dev/rd3"
+journal_has "convert journal: write-mostly" "info echo writemostly > $broot/sys/block/md0/md/dev-sdb/state"
+journal_has "convert journal: config" "info add to $conf: UUID=$uuid auto"
+if ! grep -q -- "--detail\|--examine" "$tmp/syslog"; then pass; else fail "convert journal: a reading command journaled: $(cat "$tmp/syslog")"; fi
 expect_log "convert log" "ioctl ADD 1074790400 0
 mdadm --grow /dev/md0 --bitmap=internal --bitmap-chunk=128M
 mdadm --grow /dev/md0 --raid-devices=3 --force

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "lib/config.h"
+#include "lib/journal.h"
 #include "lib/proc.h"
 #include "lib/sysfs.h"
 #include "lib/util.h"
@@ -37,6 +38,18 @@ static unsigned mdadm_timeout(const char *const args[])
 				!strcmp(args[0], "--assemble"));
 
 	return env_seconds("RDCTL_MDADM_TIMEOUT", slow ? MDADM_TIMEOUT_LONG : MDADM_TIMEOUT);
+}
+
+/* mdadm ARGS only reads (journal.h: no line for those) */
+static bool mdadm_reads(const char *const args[])
+{
+	static const char *const readers[] = { "--detail", "--examine", "--query", "--wait", "--monitor",
+					       "--version", "-D", "-E", "-Q", "-X", "--examine-bitmap" };
+
+	for (size_t i = 0; args[0] && i < sizeof(readers) / sizeof(readers[0]); i++)
+		if (!strcmp(args[0], readers[i]))
+			return true;
+	return false;
 }
 
 int mdadm_callv(char **out, char **msg, const char *const args[])
@@ -72,6 +85,16 @@ int mdadm_callv(char **out, char **msg, const char *const args[])
 		free(cmd);
 		/* the error code tells a hung mdadm from a refusal */
 		rc = res.timed_out ? -ETIMEDOUT : -EIO;
+	}
+	if (!mdadm_reads(args)) {
+		char *cmd = command_line((const char *const *)argv), *line = last_line(res.err);
+
+		if (rc)
+			journal(LOG_ERR, "%s failed: %s", cmd, line ? line : res.timed_out ? "timed out" : "no message");
+		else
+			journal(LOG_INFO, "%s", cmd);
+		free(cmd);
+		free(line);
 	}
 	if (out && rc == 0) {
 		*out = res.out;
@@ -535,7 +558,7 @@ int md_disks_write_mostly(const char *mdname, bool on, char **msg)
 		if (m->is_ram || m->faulty || m->write_mostly == on)
 			continue;
 		path = xasprintf("%s/block/%s/md/dev-%s/state", sysfs_root(), mdname, m->name);
-		r = write_text_file(path, on ? "writemostly" : "-writemostly");
+		r = journal_sysfs_write(path, on ? "writemostly" : "-writemostly");
 		if (r < 0)
 			*msg = xasprintf("cannot make %s %swrite-mostly (%swritemostly > %s): %s", m->name,
 					 on ? "" : "not ", on ? "" : "-", path, strerror(-r));

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "lib/config_edit.h"
+#include "lib/journal.h"
 #include "lib/proc.h"
 #include "lib/util.h"
 #include "md/md_ops.h"
@@ -338,8 +339,13 @@ int mdadm_conf_update(const char *path, const char *uuid, int raid_disks, int sp
 		return r;
 	fixed = mdadm_conf_fix_text(text, uuid, raid_disks, spares, &n);
 	*changed = n > 0;
-	if (n > 0 && !dry_run)
-		r = config_write_atomic(path, fixed, msg);
+	if (n > 0 && !dry_run) {
+		char *what = xasprintf("%s: the ARRAY line of %s made to match the array (num-devices=, spares=)",
+				       path, uuid);
+
+		r = journal_conf_write(path, fixed, what, msg);
+		free(what);
+	}
 	free(fixed);
 	free(text);
 	return r;
@@ -384,9 +390,13 @@ static int run_update_initramfs(const char *path, char **msg)
 		free(line);
 		r = -EIO;
 	}
-	if (why)
+	if (why) {
 		*msg = xasprintf("%s %s; the initramfs still has the old mdadm.conf: run %s",
 				 INITRAMFS_CMD_DEBIAN, why, INITRAMFS_CMD_DEBIAN);
+		journal(LOG_ERR, "%s", *msg);
+	} else {
+		journal(LOG_INFO, "%s: the initramfs made again with the new mdadm.conf", INITRAMFS_CMD_DEBIAN);
+	}
 	free(why);
 	proc_result_clear(&res);
 	return r;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lib/errors.h"
+#include "lib/journal.h"
 #include "lib/util.h"
 #include "md/md.h"
 #include "md/md_ops.h"
@@ -168,7 +169,7 @@ int restore_fix_write_mostly(struct boot_item *it, const char *mdname)
 		if (m->is_ram || m->faulty || m->write_mostly)
 			continue;
 		path = xasprintf("%s/block/%s/md/dev-%s/state", sysfs_root(), mdname, m->name);
-		r = write_text_file(path, "writemostly");
+		r = journal_sysfs_write(path, "writemostly");
 		if (r < 0)
 			boot_item_fail(it, errno_code(-r), xasprintf("cannot make %s write-mostly (writemostly > %s): %s",
 								     m->name, path, strerror(-r)));

@@ -9,6 +9,7 @@
 #include "lib/config.h"
 #include "lib/config_edit.h"
 #include "lib/errors.h"
+#include "lib/journal.h"
 #include "lib/proc.h"
 #include "lib/util.h"
 #include "md/md_ops.h"
@@ -58,7 +59,7 @@ static int config_load(struct mirror_run *r, char **text, struct config *c)
 static int config_store(struct mirror_run *r, char *next)
 {
 	char *msg = NULL, *now = NULL, *ignored = NULL;
-	int e = config_write_atomic(r->config_path, next, &msg);
+	int e = journal_conf_write(r->config_path, next, r->steps[r->nsteps - 1].command + 2, &msg);
 
 	if (e < 0 && config_file_load(r->config_path, &now, &ignored) == 0 && !strcmp(now, next)) {
 		/* failed after the rename (syncing the directory): the new
@@ -166,7 +167,7 @@ void conf_undo_line(struct mirror_run *r)
 			continue;
 		mirror_step(r, true, xasprintf("# remove line %d of %s: %s", line, r->config_path, c.v[i].spec));
 		next = config_text_drop_lines(text, &line, 1);
-		if (config_write_atomic(r->config_path, next, &msg) < 0) {
+		if (journal_conf_write(r->config_path, next, r->steps[r->nsteps - 1].command + 2, &msg) < 0) {
 			r->steps[r->nsteps - 1].status = "failed";
 			free(msg);
 			msg = NULL;
@@ -327,9 +328,12 @@ void conf_adopt_line(const struct opts *o, const char *kname)
 		return;
 	line = config_line_for(uuid, true, 0, o->prealloc);
 	if (config_file_load(conf_path_of(o), &text, &msg) == 0) {
+		char *what = xasprintf("add to %s: %s", conf_path_of(o), line);
+
 		next = config_text_append(text, line);
-		if (config_write_atomic(conf_path_of(o), next, &msg) == 0 && !o->json)
-			printf("# add to %s: %s\n", conf_path_of(o), line);
+		if (journal_conf_write(conf_path_of(o), next, what, &msg) == 0 && !o->json)
+			printf("# %s\n", what);
+		free(what);
 		free(next);
 	}
 	free(msg);

@@ -12,6 +12,7 @@
 #include <rdmirror.h>
 
 #include "lib/errors.h"
+#include "lib/journal.h"
 #include "lib/json.h"
 #include "lib/proc.h"
 #include "lib/size.h"
@@ -145,7 +146,7 @@ int mirror_sysfs(struct mirror_run *r, bool undo, const char *path, const char *
 
 	if (r->dry_run)
 		return 0;
-	e = write_text_file(path, value);
+	e = journal_sysfs_write(path, value);
 	if (e == 0)
 		return 0;
 	s->status = "failed";

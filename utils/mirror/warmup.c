@@ -18,6 +18,7 @@
 #include "lib/config.h"
 #include "lib/config_edit.h"
 #include "lib/errors.h"
+#include "lib/journal.h"
 #include "lib/lock.h"
 #include "lib/sysfs.h"
 #include "lib/util.h"
@@ -99,7 +100,7 @@ static char *speed_path(const char *mdname, const char *which)
 static int speed_put_back(const char *mdname, const struct warmup *w)
 {
 	char *pmin = speed_path(mdname, "min"), *pmax = speed_path(mdname, "max");
-	int r = write_text_file(pmin, w->min_was), r2 = write_text_file(pmax, w->max_was);
+	int r = journal_sysfs_write(pmin, w->min_was), r2 = journal_sysfs_write(pmax, w->max_was);
 
 	free(pmin);
 	free(pmax);
@@ -423,13 +424,13 @@ static void raise_speed(struct job *j)
 	/* max first: md reads them apart, but a min above max reads as nonsense */
 	path = speed_path(j->mdname, "max");
 	v = xasprintf("%llu", (unsigned long long)(j->speed.max >> 10));
-	r = write_text_file(path, v);
+	r = journal_sysfs_write(path, v);
 	free(path);
 	free(v);
 	if (r == 0) {
 		path = speed_path(j->mdname, "min");
 		v = xasprintf("%llu", (unsigned long long)(j->speed.min >> 10));
-		r = write_text_file(path, v);
+		r = journal_sysfs_write(path, v);
 		free(path);
 		free(v);
 	}
