@@ -92,17 +92,21 @@ json_get() {
 	[ -z "$(find /sys/block -name 'rd*')" ]
 }
 
-@test "sizes above available memory need --force; above RAM the kernel says ENOMEM" {
+@test "sizes above available memory need --ignore-memory; above RAM the kernel says ENOMEM" {
 	avail_mib=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
 	total_mib=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
 	run rdctl --attach $((avail_mib + 64))
 	[ "$status" = 1 ]
-	[[ "$output" == *--force* ]]
+	[[ "$output" == *--ignore-memory* ]]
 	[ ! -e /sys/block/rd0 ]
+	# --force is --create's alone now
 	run rdctl --attach $((avail_mib + 64)) --force
+	[ "$status" = 2 ]
+	[ ! -e /sys/block/rd0 ]
+	run rdctl --attach $((avail_mib + 64)) --ignore-memory
 	[ "$status" = 0 ]
 	[ -e /sys/block/rd0 ]
-	run --separate-stderr rdctl -j --attach $((total_mib * 2)) --force
+	run --separate-stderr rdctl -j --attach $((total_mib * 2)) --ignore-memory
 	[ "$status" = 1 ]
 	json_ok error
 	[ "$(json_get "d['error']['code']")" = ENOMEM ]

@@ -376,8 +376,8 @@ lazy_pressure_try() {
 	# (the guest's speed_limit_min is high: md throttles only above the minimum)
 	echo 1 >/sys/block/md0/md/sync_speed_min
 	echo 1000 >/sys/block/md0/md/sync_speed_max
-	# --force: past rdctl's own memory check, which keeps a reserve (#20)
-	rdctl --restore --config "$CONF" --force
+	# --ignore-memory: past rdctl's own memory check, which keeps a reserve (#20)
+	rdctl --restore --config "$CONF" --ignore-memory
 	rd=$(ram_member)
 	[ "$(<"/sys/block/$rd/rdmirror/preallocated")" = 0 ]
 	warnings
@@ -469,7 +469,7 @@ pressure_step() {
 	rdctl --detach "$rd"
 	hog_level 48
 	# rdctl itself refuses a member that does not fit with the reserve
-	# (#20); with --force the attach reaches the module, which refuses the
+	# (#20); with --ignore-memory the attach reaches the module, which refuses the
 	# preallocation
 	rc=0
 	out=$(rdctl --restore --config "$CONF_PRE" 2>&1) || rc=$?
@@ -478,7 +478,7 @@ pressure_step() {
 	[[ "$out" == *"does not fit in memory"* ]]
 	[ -z "$(find /sys/block -maxdepth 1 -name 'rd*')" ]
 	rc=0
-	out=$(rdctl --restore --config "$CONF_PRE" --force 2>&1) || rc=$?
+	out=$(rdctl --restore --config "$CONF_PRE" --ignore-memory 2>&1) || rc=$?
 	echo "$out"
 	[ "$rc" = 1 ]
 	[[ "$out" == *"not enough memory for a"*"prealloc needs all of it free now"* ]]

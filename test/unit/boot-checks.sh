@@ -393,7 +393,7 @@ run "restore reserve twice" 1 --restore --config "$conf"
 expect_err_has "restore reserve twice" ":2: reserve is set already on line 1"
 # --force goes ahead
 printf 'reserve 90%%\nmd0 auto\n' >"$conf"
-run "restore reserve force" 0 --restore --config "$conf" --force
+run "restore reserve force" 0 --restore --config "$conf" --ignore-memory
 echo "md0 auto" >"$conf"
 
 # --status: an mdadm.conf whose num-devices= is not the array's count

@@ -84,9 +84,9 @@ if [ ! -e "$lock" ] || [ "$(stat -c %u "$lock")" -eq 0 ]; then pass; else fail "
 # --- the lock: created 0600, names its holder ---------------------------------
 rm -f "$lock"
 boot_tree
-run "lock attach" 0 --attach 512 --force
+run "lock attach" 0 --attach 512 --ignore-memory
 if [ "$(stat -c %a "$lock" 2>/dev/null)" = 600 ]; then pass; else fail "lock: $lock is not 0600: $(stat -c %a "$lock" 2>&1)"; fi
-if grep -qxE "[0-9]+ rdctl --attach 512 --force" "$lock"; then pass; else fail "lock: holder not recorded: '$(cat "$lock")'"; fi
+if grep -qxE "[0-9]+ rdctl --attach 512 --ignore-memory" "$lock"; then pass; else fail "lock: holder not recorded: '$(cat "$lock")'"; fi
 
 # a second rdctl waits for the first (held while its mdadm runs), then goes on
 boot_tree
@@ -94,7 +94,7 @@ rd_member 0 in_sync
 FAKE_MDADM_SLEEP=2 LD_PRELOAD=$shim "$rdctl" --release >"$tmp/holder.out" 2>&1 &
 holder=$!
 for _ in $(seq 50); do grep -q "^$holder " "$lock" 2>/dev/null && break; sleep 0.1; done
-bounded "lock wait" 0 30 --attach 512 --force
+bounded "lock wait" 0 30 --attach 512 --ignore-memory
 wait "$holder"
 expect_slower "lock wait: waited" 1
 expect_out "lock wait" "Attached device rd3 of size 512 MiB"
@@ -126,7 +126,7 @@ boot_tree
 flock "$lock" sleep 3 &
 holder=$!
 sleep 0.3
-RDCTL_LOCK_TIMEOUT=1 bounded "lock other" 1 30 --attach 512 --force
+RDCTL_LOCK_TIMEOUT=1 bounded "lock other" 1 30 --attach 512 --ignore-memory
 if grep -qxF "rdctl: waiting for the lock on $lock held by another process (fuser -v $lock names it)" "$err"
 then pass; else fail "lock other: stderr '$(cat "$err")'"; fi
 kill "$holder" 2>/dev/null
@@ -221,7 +221,7 @@ waiter=$!
 # the restore has added rd3 and now waits for md's recovery
 for _ in $(seq 50); do grep -q -- '--add' "$blog" && break; sleep 0.1; done
 sleep 0.5
-RDCTL_LOCK_TIMEOUT=1 bounded "lock free during --wait" 0 30 --attach 512 --force
+RDCTL_LOCK_TIMEOUT=1 bounded "lock free during --wait" 0 30 --attach 512 --ignore-memory
 expect_faster "lock free during --wait: no wait for the lock" 1
 if kill -0 "$waiter" 2>/dev/null; then pass; else fail "lock free during --wait: the restore was not waiting any more"; fi
 wait "$waiter" 2>/dev/null

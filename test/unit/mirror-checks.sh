@@ -148,12 +148,12 @@ run "status want_replacement" 3 --status
 expect_out_has "status want_replacement" "persistent member sdc had write errors and wants a replacement"
 raid1_tree
 refuse_convert "convert size small" "--size 1024 MiB is smaller than the 1025 MiB a member of /dev/md0 needs: use --size auto" --size 1G
-refuse_convert "convert memory" "the RAM member needs 8192 MiB, more than the available memory (4096 MiB): use a smaller size, or --force" --size 8G
+refuse_convert "convert memory" "the RAM member needs 8192 MiB, more than the available memory (4096 MiB): use a smaller size, or --ignore-memory" --size 8G
 md_put array_state inactive
 refuse_convert "convert inactive" "/dev/md0 is not running (state inactive): start it first (mdadm --run $broot/dev/md0)"
 raid1_tree
-RDCTL_KERNEL_RELEASE=6.10.3-amd64 refuse_convert "convert md bug" "refusing --convert on this kernel: md/raid1 in Linux 6.9 to 6.10.6 and 6.11-rc1 to rc3 can read the RAM member's unrecovered part during its recovery (data corruption, fixed by c916ca35308d in 6.10.7 and 6.11); upgrade the kernel, or give --force to run anyway"
-RDCTL_KERNEL_RELEASE=6.10.3-amd64 run "convert md bug forced" 0 --convert /dev/md0 --config "$conf" --force
+RDCTL_KERNEL_RELEASE=6.10.3-amd64 refuse_convert "convert md bug" "refusing --convert on this kernel: md/raid1 in Linux 6.9 to 6.10.6 and 6.11-rc1 to rc3 can read the RAM member's unrecovered part during its recovery (data corruption, fixed by c916ca35308d in 6.10.7 and 6.11); upgrade the kernel, or give --ignore-kernel-bug to run anyway"
+RDCTL_KERNEL_RELEASE=6.10.3-amd64 run "convert md bug forced" 0 --convert /dev/md0 --config "$conf" --ignore-kernel-bug
 run "convert no array" 1 --convert /dev/md5
 expect_err "convert no array" "no array /dev/md5: see cat /proc/mdstat"
 
@@ -260,6 +260,9 @@ run "create exists" 1 --create /dev/md0 "$broot/dev/sdz"
 expect_err "create exists" "/dev/md0 exists already: rdctl --convert /dev/md0 gives a running RAID1 a RAM member"
 RDCTL_KERNEL_RELEASE=6.9.12 run "create md bug" 1 --create /dev/md1 "$broot/dev/sdz"
 expect_err_has "create md bug" "refusing --create on this kernel: md/raid1 in Linux 6.9 to 6.10.6"
+# --force overrides the blank-disk check only: not the kernel's (#34)
+RDCTL_KERNEL_RELEASE=6.9.12 run "create md bug, --force" 1 --create /dev/md1 "$broot/dev/sdz" --force
+expect_err_has "create md bug, --force" "refusing --create on this kernel: md/raid1 in Linux 6.9 to 6.10.6"
 
 # --- the known md bug: refused by restore, warned by status, by version -----
 for v in 6.9.0 6.9.12-amd64 6.10.0-rc5 6.10.6 6.11.0-rc1 6.11.0-rc3 \

@@ -214,11 +214,11 @@ expect_out_has help "Usage: rdctl COMMAND [OPTIONS]"
 # --- attach ------------------------------------------------------------------
 run attach 0 --attach 512
 expect_out attach "Attached device rd3 of size 512 MiB"
-run "attach short" 0 -a 2G --force
+run "attach short" 0 -a 2G --ignore-memory
 expect_out "attach 2G" "Attached device rd3 of size 2048 MiB"
 run "attach over memory" 1 -a 2048
 expect_no_out "attach over memory"
-expect_err "attach over memory" "attaching this disk needs 2048 MiB, more than the available memory (1024 MiB): use a smaller size, or --force"
+expect_err "attach over memory" "attaching this disk needs 2048 MiB, more than the available memory (1024 MiB): use a smaller size, or --ignore-memory"
 run "attach json" 0 -a 1G --prealloc --json
 validate "attach json" attached
 for e in EPERM ENOMEM ENOSPC EINVAL EINTR ENOTTY EIO; do
@@ -270,7 +270,7 @@ run "resize /dev" 0 -r /dev/rd2 4096K -j
 validate "resize json" resized
 run "resize over memory" 1 -r rd0 8G
 expect_err_has "resize over memory" "growing this disk needs 6144 MiB, more than the available memory (1024 MiB)"
-run "resize force" 0 -r rd0 8G --force
+run "resize force" 0 -r rd0 8G --ignore-memory
 run "resize missing" 1 -r rd9 1G
 expect_err "resize missing" "no such disk rd9: see rdctl --list"
 RDCTL_FAKE_IOCTL_ERRNO=EBUSY run "resize busy" 1 -r rd0 1G
@@ -309,6 +309,8 @@ usage "abbrev create" "'--cr' would run --create: write it in full" --cr /dev/md
 usage "abbrev convert" "'--conv' would run --convert: write it in full" --conv /dev/md0
 usage "abbrev force" "'--fo' would give --force: write it in full" --create /dev/md99 /dev/sdx /dev/sdy --fo --dry-run
 usage "abbrev force eq" "'--forc' would give --force: write it in full" --forc --convert /dev/md0
+usage "abbrev ignore-memory" "'--ignore-m' would give --ignore-memory: write it in full" -a 4M --ignore-m
+usage "abbrev ignore-kernel-bug" "'--ignore-k' would give --ignore-kernel-bug: write it in full" --convert /dev/md0 --ignore-k
 usage "ambiguous" "ambiguous option '--re': it could be --resize, --restore, --release, --revert" --re
 usage "no argument" "option --list takes no argument (in '--list=foo')" --list=foo
 usage "no argument short" "option --force takes no argument (in '--force=1')" -a 4M --force=1
@@ -317,7 +319,7 @@ run "abbrev read-only" 3 --stat --qui
 usage "timeout alone" "--timeout goes with --wait only" --restore --timeout 5
 usage "timeout bad" "invalid --timeout '0': expected whole seconds from 1 to 86400" --restore --wait --timeout 0
 usage "prealloc alone" "--prealloc goes with --attach, --create or --convert only" -l --prealloc
-usage "force alone" "--force goes with --attach, --resize, --create, --convert, --restore or --refresh only" --detach rd0 --force
+usage "force alone" "--force goes with --create only: past the memory check give --ignore-memory, past a known md bug --ignore-kernel-bug" --detach rd0 --force
 usage "wait alone" "--wait goes with --restore, --create, --convert or --refresh only" -l --wait
 usage "config alone" "--config goes with --status, --restore, --create, --convert, --revert or --refresh only" --release --config /x
 usage "config twice" "--config given twice" --restore --config /a --config /b

@@ -25,7 +25,7 @@ static const char *const cmd_names[] = {
 
 enum { OPT_PREALLOC = 256, OPT_FORCE, OPT_RESTORE, OPT_RELEASE, OPT_WAIT, OPT_CONFIG,
        OPT_CREATE, OPT_CONVERT, OPT_REVERT, OPT_SIZE, OPT_BITMAP, OPT_DRY_RUN, OPT_OUTPUT_ALL,
-       OPT_RAW, OPT_TIMEOUT, OPT_DETACH, OPT_FLUSH, OPT_REFRESH };
+       OPT_RAW, OPT_TIMEOUT, OPT_DETACH, OPT_FLUSH, OPT_REFRESH, OPT_IGNORE_MEMORY, OPT_IGNORE_KERNEL_BUG };
 
 /* the output forms of --status for monitoring systems */
 enum { OPT_NAGIOS = 512, OPT_PROMETHEUS };
@@ -37,6 +37,7 @@ enum { OPT_NAGIOS = 512, OPT_PROMETHEUS };
  */
 static const char *const full_only[] = {
 	"release", "revert", "detach", "flush", "refresh", "create", "convert", "force",
+	"ignore-memory", "ignore-kernel-bug",
 };
 
 static const char usage_text[] =
@@ -92,11 +93,13 @@ static const char usage_text[] =
 "      --dry-run           with --create, --convert, --revert, --refresh,\n"
 "                          --release: print the plan (the commands) and\n"
 "                          change nothing\n"
-"      --force             allow a size above the available memory (--attach,\n"
-"                          --resize, --create, --convert; --restore: past\n"
-"                          its reserve), disks with a signature (--create), a\n"
-"                          kernel with a known md bug (--restore, --create,\n"
-"                          --convert, --refresh)\n"
+"      --force             with --create: use disks that hold a signature (a\n"
+"                          file system, a partition table), destroying it\n"
+"      --ignore-memory     with --attach, --resize, --create, --convert,\n"
+"                          --restore: allow a size above the available memory\n"
+"                          (--restore: past its reserve)\n"
+"      --ignore-kernel-bug with --create, --convert, --restore, --refresh: run\n"
+"                          on a kernel with a known md bug\n"
 "      --wait              with --restore, --create, --convert, --refresh: wait\n"
 "                          until the RAM members are in sync\n"
 "      --timeout SEC       with --wait: give up after SEC seconds (exit 1)\n"
@@ -129,6 +132,8 @@ static const struct option long_opts[] = {
 	{ "version",  no_argument,       NULL, 'V' },
 	{ "prealloc", no_argument,       NULL, OPT_PREALLOC },
 	{ "force",    no_argument,       NULL, OPT_FORCE },
+	{ "ignore-memory", no_argument,  NULL, OPT_IGNORE_MEMORY },
+	{ "ignore-kernel-bug", no_argument, NULL, OPT_IGNORE_KERNEL_BUG },
 	{ "restore",  no_argument,       NULL, OPT_RESTORE },
 	{ "release",  no_argument,       NULL, OPT_RELEASE },
 	{ "wait",     no_argument,       NULL, OPT_WAIT },
@@ -255,7 +260,7 @@ static int check_full_spelling(char **argv, int li)
 	for (size_t i = 0; i < sizeof(full_only) / sizeof(full_only[0]); i++)
 		if (strcmp(name, full_only[i]))
 			continue;
-		else if (!strcmp(name, "force"))
+		else if (!strcmp(name, "force") || !strncmp(name, "ignore-", 7))
 			return usage_error("'%.*s' would give --%s: write it in full, it overrides a refusal",
 					   (int)strcspn(word, "="), word, name);
 		else
@@ -329,6 +334,8 @@ static int run(int argc, char **argv, struct opts *o)
 		case 'J': o->json = true; break;
 		case OPT_PREALLOC: o->prealloc = true; break;
 		case OPT_FORCE: o->force = true; break;
+		case OPT_IGNORE_MEMORY: o->ignore_memory = true; break;
+		case OPT_IGNORE_KERNEL_BUG: o->ignore_kernel_bug = true; break;
 		case OPT_RESTORE: next = CMD_RESTORE; break;
 		case OPT_RELEASE: next = CMD_RELEASE; break;
 		case OPT_WAIT: o->wait = true; break;
@@ -435,9 +442,13 @@ static int run(int argc, char **argv, struct opts *o)
 		return rc;
 	if (o->prealloc && cmd != CMD_ATTACH && cmd != CMD_CREATE && cmd != CMD_CONVERT)
 		return usage_error("--prealloc goes with --attach, --create or --convert only");
-	if (o->force && cmd != CMD_ATTACH && cmd != CMD_RESIZE && cmd != CMD_CREATE && cmd != CMD_CONVERT &&
-	    cmd != CMD_RESTORE && cmd != CMD_REFRESH)
-		return usage_error("--force goes with --attach, --resize, --create, --convert, --restore or --refresh only");
+	if (o->force && cmd != CMD_CREATE)
+		return usage_error("--force goes with --create only: past the memory check give --ignore-memory, past a known md bug --ignore-kernel-bug");
+	if (o->ignore_memory && cmd != CMD_ATTACH && cmd != CMD_RESIZE && cmd != CMD_CREATE && cmd != CMD_CONVERT &&
+	    cmd != CMD_RESTORE)
+		return usage_error("--ignore-memory goes with --attach, --resize, --create, --convert or --restore only");
+	if (o->ignore_kernel_bug && cmd != CMD_CREATE && cmd != CMD_CONVERT && cmd != CMD_RESTORE && cmd != CMD_REFRESH)
+		return usage_error("--ignore-kernel-bug goes with --create, --convert, --restore or --refresh only");
 	if (o->wait && cmd != CMD_RESTORE && cmd != CMD_CREATE && cmd != CMD_CONVERT && cmd != CMD_REFRESH)
 		return usage_error("--wait goes with --restore, --create, --convert or --refresh only");
 	if (o->config && cmd != CMD_RESTORE && cmd != CMD_STATUS && !is_mirror_cmd(cmd))

@@ -9,25 +9,25 @@
 #include "lib/size.h"
 #include "status/kernel_bugs.h"
 
-/* Refuse needing more than MemAvailable unless --force. */
+/* Refuse needing more than MemAvailable unless --ignore-memory. */
 int check_memory(const struct opts *o, uint64_t need, const char *what)
 {
 	struct meminfo mi;
 	char *n, *a;
 	int r;
 
-	if (o->force || need == 0)
+	if (o->ignore_memory || need == 0)
 		return 0;
 	r = meminfo_read(&mi);
 	if (r < 0 || !mi.has_available)
 		return fail_errno(r < 0 ? -r : ENOENT,
-				  "cannot read MemAvailable from %s/meminfo to check the size: use --force to go ahead anyway",
+				  "cannot read MemAvailable from %s/meminfo to check the size: use --ignore-memory to go ahead anyway",
 				  proc_root());
 	if (need <= mi.available)
 		return 0;
 	n = size_mib_str(need);
 	a = size_mib_str(mi.available / 1048576 * 1048576);
-	r = fail_errno(ENOMEM, "%s needs %s, more than the available memory (%s): use a smaller size, or --force",
+	r = fail_errno(ENOMEM, "%s needs %s, more than the available memory (%s): use a smaller size, or --ignore-memory",
 		       what, n, a);
 	free(n);
 	free(a);
@@ -39,8 +39,8 @@ int check_kernel_bug(const struct opts *o, const char *verb)
 {
 	const char *bug = kernel_md_bug(NULL);
 
-	if (!bug || o->force)
+	if (!bug || o->ignore_kernel_bug)
 		return 0;
-	return fail_errno(EOPNOTSUPP, "refusing --%s on this kernel: %s; upgrade the kernel, or give --force to run anyway",
+	return fail_errno(EOPNOTSUPP, "refusing --%s on this kernel: %s; upgrade the kernel, or give --ignore-kernel-bug to run anyway",
 			  verb, bug);
 }

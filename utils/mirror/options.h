@@ -9,7 +9,10 @@
 #include "status/list_table.h"
 
 struct opts {
-	bool json, prealloc, force, wait, dry_run;
+	bool json, prealloc, wait, dry_run;
+	bool force;		/* --force: --create destroys what wipefs finds on its disks */
+	bool ignore_memory;	/* --ignore-memory: past the check of MemAvailable (and restore's reserve) */
+	bool ignore_kernel_bug;	/* --ignore-kernel-bug: run on a kernel with a known md bug */
 	const char *config;	/* --config FILE, or NULL for /etc/rdmirror.conf */
 	bool auto_size;		/* --size auto (the default of the mirror commands) */
 	uint64_t size;		/* --size SIZE, bytes */

@@ -443,7 +443,7 @@ static void restore_one(const struct conf_mirror *m, const struct config *cfg, c
 		free(a2);
 		goto out;
 	}
-	if (!o->force && check_fits(it, cfg, mdname, size) < 0)
+	if (!o->ignore_memory && check_fits(it, cfg, mdname, size) < 0)
 		goto out;
 	/*
 	 * The RAM member must land in the highest slot (md_ram_slot_low()):

@@ -2,7 +2,7 @@
 /*
  * md bugs that break a RAM mirror, by kernel release. rdctl --restore,
  * --create and --convert refuse to run on a kernel known to carry one
- * (unless --force), and --status warns.
+ * (unless --ignore-kernel-bug), and --status warns.
  */
 #ifndef RDCTL_KERNEL_BUGS_H
 #define RDCTL_KERNEL_BUGS_H

@@ -235,7 +235,7 @@ void warnings_compute(const struct md_array *arrays, size_t narrays,
 	memset(w, 0, sizeof(*w));
 	if (bug)
 		warnings_add(w, SEV_WARNING, "kernel_md_bug", NULL, NULL,
-			     xasprintf("this kernel has a known md bug: %s; rdctl --restore, --create and --convert refuse to run on it without --force",
+			     xasprintf("this kernel has a known md bug: %s; rdctl --restore, --create, --convert and --refresh refuse to run on it without --ignore-kernel-bug",
 				       bug));
 	for (size_t i = 0; i < narrays; i++)
 		array_warnings(&arrays[i], w);
