@@ -541,17 +541,18 @@ char *md_array_of_config(const struct conf_mirror *m)
 	return NULL;
 }
 
-int md_disks_write_mostly(const char *mdname, bool on, char **msg)
+int md_disks_write_mostly(const char *mdname, bool on, void (*changed)(const char *name, void *arg), void *arg,
+			  char **msg)
 {
 	struct md_array a;
-	int r = md_array_read(mdname, &a), n = 0;
+	int r = md_array_read(mdname, &a), first = 0, n = 0;
 
 	*msg = NULL;
 	if (r < 0) {
 		*msg = xasprintf("cannot read %s: %s", mdname, strerror(-r));
 		return r;
 	}
-	for (size_t i = 0; i < a.nmembers && r == 0; i++) {
+	for (size_t i = 0; i < a.nmembers; i++) {
 		const struct md_member *m = &a.members[i];
 		char *path;
 
@@ -559,13 +560,17 @@ int md_disks_write_mostly(const char *mdname, bool on, char **msg)
 			continue;
 		path = xasprintf("%s/block/%s/md/dev-%s/state", sysfs_root(), mdname, m->name);
 		r = journal_sysfs_write(path, on ? "writemostly" : "-writemostly");
-		if (r < 0)
+		if (r < 0 && !first) {
+			first = r;
 			*msg = xasprintf("cannot make %s %swrite-mostly (%swritemostly > %s): %s", m->name,
 					 on ? "" : "not ", on ? "" : "-", path, strerror(-r));
-		else
+		} else if (r == 0) {
 			n++;
+			if (changed)
+				changed(m->name, arg);
+		}
 		free(path);
 	}
 	md_array_clear(&a);
-	return r < 0 ? r : n;
+	return first < 0 ? first : n;
 }

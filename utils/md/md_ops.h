@@ -88,10 +88,13 @@ int md_wait_in_sync(const char *mdname, const char *member, bool progress, unsig
  * Make every working persistent member of mdname (neither RAM nor faulty)
  * write-mostly (on) or not, through /sys/block/mdX/md/dev-Y/state
  * ("writemostly", "-writemostly"): md applies it at once and records it in
- * the member's superblock. The number of members changed, or -errno with
- * *msg (malloc'd); members changed before a failure stay changed.
+ * the member's superblock. changed(name, arg), when given, is called for
+ * each member changed. A member that refuses does not stop the others.
+ * The number of members changed, or the first failure's -errno with *msg
+ * (malloc'd).
  */
-int md_disks_write_mostly(const char *mdname, bool on, char **msg);
+int md_disks_write_mostly(const char *mdname, bool on, void (*changed)(const char *name, void *arg), void *arg,
+			  char **msg);
 
 /* The bound of --wait: given (--timeout) when not 0, else RDCTL_WAIT_TIMEOUT
  * (the tests), else 0: no bound. */

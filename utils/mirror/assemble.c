@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "lib/errors.h"
-#include "lib/journal.h"
 #include "lib/util.h"
 #include "md/md.h"
 #include "md/md_ops.h"
@@ -155,28 +154,17 @@ static void wm_add(struct boot_item *it, const char *name)
  * MANAGE MODE), not to a member already in the array. md records the flag in
  * the member's superblock (devflags WriteMostly1) at the next superblock update.
  */
+static void wm_changed(const char *name, void *it)
+{
+	wm_add(it, name);
+}
+
 int restore_fix_write_mostly(struct boot_item *it, const char *mdname)
 {
-	struct md_array a;
-	int r = md_array_read(mdname, &a);
+	char *msg;
+	int r = md_disks_write_mostly(mdname, true, wm_changed, it, &msg);
 
 	if (r < 0)
-		return boot_item_fail(it, errno_code(-r), xasprintf("cannot read %s: %s", mdname, strerror(-r)));
-	for (size_t i = 0; i < a.nmembers; i++) {
-		const struct md_member *m = &a.members[i];
-		char *path;
-
-		if (m->is_ram || m->faulty || m->write_mostly)
-			continue;
-		path = xasprintf("%s/block/%s/md/dev-%s/state", sysfs_root(), mdname, m->name);
-		r = journal_sysfs_write(path, "writemostly");
-		if (r < 0)
-			boot_item_fail(it, errno_code(-r), xasprintf("cannot make %s write-mostly (writemostly > %s): %s",
-								     m->name, path, strerror(-r)));
-		else
-			wm_add(it, m->name);
-		free(path);
-	}
-	md_array_clear(&a);
+		boot_item_fail(it, errno_code(-r), msg);
 	return it->message ? -1 : 0;
 }

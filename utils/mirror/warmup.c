@@ -96,14 +96,21 @@ static char *speed_path(const char *mdname, const char *which)
 	return xasprintf("%s/block/%s/md/sync_speed_%s", sysfs_root(), mdname, which);
 }
 
+/* md's sync_speed_WHICH ("min", "max") of mdname set to value. 0 or -errno. */
+static int speed_set(const char *mdname, const char *which, const char *value)
+{
+	char *path = speed_path(mdname, which);
+	int r = journal_sysfs_write(path, value);
+
+	free(path);
+	return r;
+}
+
 /* md's sync_speed_min and _max of mdname as they were (w->min_was, w->max_was). 0 or -errno. */
 static int speed_put_back(const char *mdname, const struct warmup *w)
 {
-	char *pmin = speed_path(mdname, "min"), *pmax = speed_path(mdname, "max");
-	int r = journal_sysfs_write(pmin, w->min_was), r2 = journal_sysfs_write(pmax, w->max_was);
+	int r = speed_set(mdname, "min", w->min_was), r2 = speed_set(mdname, "max", w->max_was);
 
-	free(pmin);
-	free(pmax);
 	return r < 0 ? r : r2;
 }
 
@@ -374,7 +381,7 @@ static int take_lock(void)
 static void spread_reads(const struct job *j)
 {
 	char *msg = NULL;
-	int n = md_disks_write_mostly(j->mdname, false, &msg);
+	int n = md_disks_write_mostly(j->mdname, false, NULL, NULL, &msg);
 
 	if (n < 0)
 		syslog(LOG_WARNING, "warm-up of %s: %s: reads stay on one disk until %s is in sync", j->mdname, msg,
@@ -422,16 +429,12 @@ static void raise_speed(struct job *j)
 	if (warm_state_write(j->mdname, &j->w) < 0)
 		syslog(LOG_WARNING, "warm-up of %s: cannot write its state", j->mdname);
 	/* max first: md reads them apart, but a min above max reads as nonsense */
-	path = speed_path(j->mdname, "max");
 	v = xasprintf("%llu", (unsigned long long)(j->speed.max >> 10));
-	r = journal_sysfs_write(path, v);
-	free(path);
+	r = speed_set(j->mdname, "max", v);
 	free(v);
 	if (r == 0) {
-		path = speed_path(j->mdname, "min");
 		v = xasprintf("%llu", (unsigned long long)(j->speed.min >> 10));
-		r = journal_sysfs_write(path, v);
-		free(path);
+		r = speed_set(j->mdname, "min", v);
 		free(v);
 	}
 	if (r < 0)
@@ -506,7 +509,7 @@ static void await_in_sync(struct job *j)
 		return;
 	}
 	if (!stopping && rd_in_sync(j) > 0) {
-		n = md_disks_write_mostly(j->mdname, true, &msg);
+		n = md_disks_write_mostly(j->mdname, true, NULL, NULL, &msg);
 		if (n < 0)
 			syslog(LOG_ERR, "warm-up of %s: %s; rdctl --restore retries", j->mdname, msg);
 		else
