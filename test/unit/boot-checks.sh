@@ -118,6 +118,22 @@ expect_log_lacks "restore fixes wm: RAM untouched" "rd0"
 if [ "$(state_of rd0)" = "in_sync" ]; then pass; else fail "rd0 was changed: $(state_of rd0)"; fi
 if [ "$(state_of sdc)" = writemostly ]; then pass; else fail "sdc not made write-mostly: $(state_of sdc)"; fi
 
+# --- a warm-up that died while md recovered its member, which is in sync
+# since: --restore clears its state and puts md's sync speeds back ---
+boot_tree
+rd_member 0 in_sync
+put "$broot/sys/block/md0/md/sync_speed_min" "100000 (local)"
+put "$broot/sys/block/md0/md/sync_speed_max" "4000000 (local)"
+# (pid 1 of the fake /proc is no rdctl: the daemon is dead)
+printf 'pid 1\nrd rd0\ndone 1\ntotal 1\nstarted 1\nphase recover\nspeed_min_was system\nspeed_max_was 5000\n' \
+	>"$RDCTL_RUN_DIR/warmup-md0.state"
+run "restore dead warm-up" 0 --restore --config "$conf"
+expect_out "restore dead warm-up" "md0: already restored (rd0, in sync), sdc made write-mostly"
+if [ ! -e "$RDCTL_RUN_DIR/warmup-md0.state" ]; then pass; else fail "restore dead warm-up: the state file stayed"; fi
+if [ "$(cat "$broot/sys/block/md0/md/sync_speed_min")" = system ] &&
+	[ "$(cat "$broot/sys/block/md0/md/sync_speed_max")" = 5000 ]; then pass
+else fail "restore dead warm-up: speeds not put back: $(cat "$broot"/sys/block/md0/md/sync_speed_{min,max})"; fi
+
 # --- by UUID, prealloc, JSON, --wait (sync done at once) ---
 boot_tree
 printf 'UUID=%s 2G prealloc\n' "$(echo $uuid | tr a-f A-F)" >"$conf"

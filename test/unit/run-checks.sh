@@ -197,6 +197,7 @@ expect_out_has "status array" "md0: raid1, active, degraded 0, raid disks 3"
 expect_out_has "status sync" "sync: resync 25.0% at 100 MiB/s, ETA 15s"
 expect_out_has "status member" "  sdb    persistent yes          active in_sync,write_mostly"
 expect_out_has "status warn wm" "persistent member sdc is not write-mostly"
+expect_out_has "status warn wm fix" "sdc is not write-mostly: reads may go to the disk; fix: rdctl --restore"
 expect_out_has "status warn sync" "resync running (25.0%, 100 MiB/s, ETA 15s): reads are not yet served from RAM"
 expect_out_has "status warn mem" "rd0 (2 GiB) may still need 1.5 GiB of RAM but only 1 GiB is available"
 run "status json" 3 --status --json

@@ -93,7 +93,7 @@ void test_warnings(void)
 		CHECK_STR(x->array, "md0");
 		CHECK_STR(x->device, "sdc");
 		CHECK(strstr(x->message, "sdc is not write-mostly") != NULL);
-		CHECK(strstr(x->message, "/sys/block/md0/md/dev-sdc/state") != NULL);
+		CHECK(strstr(x->message, "fix: rdctl --restore") != NULL);
 	}
 	warnings_free(&w);
 

@@ -305,8 +305,16 @@ static int warm_start(struct boot_item *it, const struct config *cfg, const char
 	return 0;
 }
 
-/* An alive warm-up of mdname: the item says so. true when there is one. */
-static bool warming_already(struct boot_item *it, const char *mdname)
+/*
+ * An alive warm-up of mdname whose RAM member is not in sync yet: the item
+ * says so, true. A dead one (killed, or the machine ran out of memory) is
+ * cancelled whatever its member's state, false: its state file goes, and
+ * md's sync speeds it raised go back (warmup_cancel()); one that died
+ * while md recovered its member leaves that member in sync, and nothing
+ * else would ever put them back. rd_in_sync: the RAM member is in sync
+ * (an alive daemon then only makes the disks write-mostly, as restore does).
+ */
+static bool warming_already(struct boot_item *it, const char *mdname, bool rd_in_sync)
 {
 	struct warmup w;
 	char *why = NULL;
@@ -314,12 +322,15 @@ static bool warming_already(struct boot_item *it, const char *mdname)
 	if (warmup_read(mdname, &w) < 0)
 		return false;
 	if (!w.alive) {
-		/* it died (killed, or the machine ran out of memory): start afresh */
 		warmup_clear(&w);
 		if (warmup_cancel(mdname, &why) < 0) {
 			fprintf(stderr, "rdctl: warning: %s\n", why);
 			free(why);
 		}
+		return false;
+	}
+	if (rd_in_sync) {
+		warmup_clear(&w);
 		return false;
 	}
 	it->action = "already";
@@ -372,7 +383,7 @@ static void restore_one(const struct conf_mirror *m, const struct config *cfg, c
 	}
 	rm = rd_member(&a);
 	/* (a warm-up's daemon makes the disks write-mostly once rm is in sync) */
-	if ((!rm || !rm->in_sync) && warming_already(it, mdname)) {
+	if (warming_already(it, mdname, rm && rm->in_sync)) {
 		md_array_clear(&a);
 		goto wait;
 	}

@@ -147,8 +147,8 @@ static void array_warnings(const struct md_array *a, struct warnings *w)
 		/* (until the RAM member is in sync, reads spread over the disks: warmup.c) */
 		if (!m->write_mostly && ram && ram->in_sync)
 			warnings_add(w, SEV_WARNING, "not_write_mostly", a->name, m->name,
-				     xasprintf("%s: persistent member %s is not write-mostly: reads may go to the disk; fix: echo writemostly > /sys/block/%s/md/dev-%s/state",
-					       a->name, m->name, a->name, m->name));
+				     xasprintf("%s: persistent member %s is not write-mostly: reads may go to the disk; fix: rdctl --restore (it makes every disk of the array write-mostly)",
+					       a->name, m->name));
 	}
 	if (persistent == 0)
 		warnings_add(w, SEV_CRITICAL, "no_persistent", a->name, NULL,
