@@ -53,6 +53,10 @@ module:
 utils:
 	$(MAKE) -C utils
 
+# rdctl with the tests' seams (utils/lib/seams.h), first on the tests' PATH
+test-bin: utils
+	$(MAKE) -C utils test-bin
+
 test/helpers/rd-ioctl: test/helpers/rd-ioctl.c module/uapi/rdmirror.h
 	$(CC) $(HOST_CFLAGS) -o $@ $<
 
@@ -66,7 +70,7 @@ test/helpers/log-replay: test/helpers/log-replay.c
 	$(CC) $(HOST_CFLAGS) -o $@ $<
 
 # What the VM suite runs on the host's userspace.
-tools: utils test/helpers/rd-ioctl test/helpers/rd-ioctl-fuzz test/helpers/crash-workload \
+tools: utils test-bin test/helpers/rd-ioctl test/helpers/rd-ioctl-fuzz test/helpers/crash-workload \
 	test/helpers/log-replay
 
 deps:
@@ -114,7 +118,7 @@ clean:
 	-$(MAKE) -C utils clean
 	-test -d "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(CURDIR)/module clean
 
-.PHONY: all module utils tools deps check check-quick check-vm check-boot check-stress check-kunit check-crash demo bench fuzz clean
+.PHONY: all module utils test-bin tools deps check check-quick check-vm check-boot check-stress check-kunit check-crash demo bench fuzz clean
 
 # --- installation ----------------------------------------------------------
 

@@ -22,7 +22,8 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_WARN := -Wall -Wextra -Werror=implicit-function-declaration
 FUZZ_TARGETS ?= $(patsubst $(FUZZ_DIR)/fuzz_%.c,%,$(wildcard $(FUZZ_DIR)/fuzz_*.c))
 
-FUZZ_OBJS := $(addprefix $(FUZZ_OUT)/obj/,$(LIB_OBJS))
+# (with the tests' seams: fuzz_proc_files reads a stand-in /proc)
+FUZZ_OBJS := $(addprefix $(FUZZ_OUT)/obj/,$(LIB_OBJS) $(SEAMS_ON))
 FUZZ_LIB := $(FUZZ_OUT)/librdctl-fuzz.a
 FUZZ_BINS := $(addprefix $(FUZZ_OUT)/bin/fuzz_,$(FUZZ_TARGETS))
 FUZZ_HDRS := $(wildcard $(FUZZ_SRC)/*/*.h) ../module/uapi/rdmirror.h
@@ -32,6 +33,10 @@ fuzz-build: $(FUZZ_BINS)
 $(FUZZ_OUT)/obj/%.o: $(FUZZ_SRC)/%.c $(FUZZ_HDRS) $(VERSION_FILE)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -I$(FUZZ_SRC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_OUT)/obj/$(SEAMS_ON): $(FUZZ_SRC)/lib/seams.c $(FUZZ_HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) -I$(FUZZ_SRC) $(CPPFLAGS) -DRDCTL_TEST_SEAMS $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(FUZZ_LIB): $(FUZZ_OBJS)
 	rm -f $@

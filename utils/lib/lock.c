@@ -12,6 +12,7 @@
 
 #include "lib/errors.h"
 #include "lib/proc.h"
+#include "lib/seams.h"
 #include "lib/util.h"
 
 #define LOCK_NAME	"rdmirror.lock"
@@ -29,16 +30,26 @@ int need_root(const char *verb)
 
 static const char *lock_dir(void)
 {
-	const char *d = getenv("RDCTL_RUN_DIR");
+	const char *d = seam("RDCTL_RUN_DIR");
 
 	return d && *d ? d : "/run";
 }
 
+/* lock_set_wait()'s bound; 0: none set */
+static unsigned wait_set;
+
+void lock_set_wait(unsigned seconds)
+{
+	wait_set = seconds;
+}
+
 static double lock_timeout(void)
 {
-	const char *s = getenv("RDCTL_LOCK_TIMEOUT");
+	const char *s = seam("RDCTL_LOCK_TIMEOUT");
 	uint64_t v;
 
+	if (wait_set)
+		return (double)wait_set;
 	if (s && parse_u64(s, &v) && v <= 86400)
 		return (double)v;
 	return LOCK_TIMEOUT;

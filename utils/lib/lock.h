@@ -30,6 +30,9 @@ int need_root(const char *verb);
  */
 int lock_take(void);
 
+/* lock_take()'s wait bound from now on: seconds (not 0), over LOCK_TIMEOUT. */
+void lock_set_wait(unsigned seconds);
+
 /*
  * Let the lock go before a long wait that changes nothing (--wait for a
  * sync): another rdctl need not wait for md's recovery, which can take

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include "lib/seams.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -72,7 +73,7 @@ char *xasprintf(const char *fmt, ...)
 
 static const char *root_from_env(const char *var, const char *def)
 {
-	const char *v = getenv(var);
+	const char *v = seam(var);
 
 	return (v && *v) ? v : def;
 }
@@ -94,7 +95,7 @@ const char *dev_root(void)
 
 const char *run_dir(void)
 {
-	const char *d = getenv("RDCTL_RUN_DIR");
+	const char *d = seam("RDCTL_RUN_DIR");
 
 	return d && *d ? d : "/run/rdmirror";
 }

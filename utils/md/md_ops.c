@@ -12,6 +12,7 @@
 #include "lib/config.h"
 #include "lib/journal.h"
 #include "lib/proc.h"
+#include "lib/seams.h"
 #include "lib/sysfs.h"
 #include "lib/util.h"
 #include "md/md.h"
@@ -21,7 +22,7 @@
 /* A whole number of seconds from the environment (1 to a day), or def. */
 static unsigned env_seconds(const char *var, unsigned def)
 {
-	const char *s = getenv(var);
+	const char *s = seam(var);
 	uint64_t v;
 
 	if (s && parse_u64(s, &v) && v >= 1 && v <= 86400)
@@ -55,7 +56,7 @@ static bool mdadm_reads(const char *const args[])
 int mdadm_callv(char **out, char **msg, const char *const args[])
 {
 	char *argv[MAX_ARGS + 2];
-	const char *path = getenv("RDCTL_MDADM");
+	const char *path = seam("RDCTL_MDADM");
 	struct proc_result res;
 	size_t n = 0;
 	int rc = 0;

@@ -12,6 +12,7 @@
 #include "lib/config_edit.h"
 #include "lib/journal.h"
 #include "lib/proc.h"
+#include "lib/seams.h"
 #include "lib/util.h"
 #include "md/md_ops.h"
 
@@ -307,7 +308,7 @@ char *mdadm_conf_fix_text(const char *text, const char *uuid, int raid_disks, in
 
 const char *mdadm_conf_path(void)
 {
-	const char *env = getenv("RDCTL_MDADM_CONF");
+	const char *env = seam("RDCTL_MDADM_CONF");
 
 	if (env && *env)
 		return path_exists(env) ? env : NULL;
@@ -354,7 +355,7 @@ int mdadm_conf_update(const char *path, const char *uuid, int raid_disks, int sp
 /* A program's path: the environment's (the tests) or the system's; malloc'd or NULL. */
 static char *tool_path(const char *var, const char *name)
 {
-	const char *env = getenv(var);
+	const char *env = seam(var);
 
 	if (env && *env)
 		return access(env, X_OK) == 0 ? xstrdup(env) : NULL;
@@ -363,7 +364,7 @@ static char *tool_path(const char *var, const char *name)
 
 static unsigned initramfs_timeout(void)
 {
-	const char *s = getenv("RDCTL_INITRAMFS_TIMEOUT");
+	const char *s = seam("RDCTL_INITRAMFS_TIMEOUT");
 	uint64_t v;
 
 	if (s && parse_u64(s, &v) && v >= 1 && v <= 86400)
@@ -404,7 +405,7 @@ static int run_update_initramfs(const char *path, char **msg)
 
 int initramfs_refresh(bool dry_run, char **cmd, char **msg)
 {
-	const char *hook = getenv("RDCTL_INITRAMFS_HOOK");
+	const char *hook = seam("RDCTL_INITRAMFS_HOOK");
 	char *upd, *dracut;
 	int r = 0;
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lib/errors.h"
+#include "lib/seams.h"
 #include "lib/util.h"
 #include "md/md.h"
 #include "md/md_ops.h"
@@ -20,7 +21,7 @@
 
 static double restore_timeout(void)
 {
-	const char *s = getenv("RDCTL_RESTORE_TIMEOUT");
+	const char *s = user_env("RDCTL_RESTORE_TIMEOUT");
 	uint64_t v;
 
 	if (s && parse_u64(s, &v) && v <= 3600)

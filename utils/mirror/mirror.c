@@ -15,6 +15,7 @@
 #include "lib/journal.h"
 #include "lib/json.h"
 #include "lib/proc.h"
+#include "lib/seams.h"
 #include "lib/size.h"
 #include "lib/sysfs.h"
 #include "lib/util.h"
@@ -74,7 +75,7 @@ void mirror_note(struct mirror_run *r, char *text)
  */
 static void test_stop_point(const struct mirror_run *r)
 {
-	const char *s = getenv("RDCTL_TEST_STOP_AFTER");
+	const char *s = seam("RDCTL_TEST_STOP_AFTER");
 	uint64_t k;
 
 	if (r->dry_run || !s || !parse_u64(s, &k) || k != r->nsteps)

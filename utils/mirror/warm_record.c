@@ -8,11 +8,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/seams.h"
 #include "lib/util.h"
 
 const char *warm_state_dir(void)
 {
-	const char *d = getenv("RDCTL_STATE_DIR");
+	const char *d = seam("RDCTL_STATE_DIR");
 
 	return d && *d ? d : "/var/lib/rdmirror";
 }

@@ -20,6 +20,7 @@
 #include "lib/errors.h"
 #include "lib/journal.h"
 #include "lib/lock.h"
+#include "lib/seams.h"
 #include "lib/sysfs.h"
 #include "lib/util.h"
 #include "md/md.h"
@@ -241,7 +242,7 @@ static int full_io(bool wr, int fd, void *buf, size_t n, uint64_t off)
 /* For the tests: stop half way while the file RDCTL_TEST_WARMUP_HOLD exists. */
 static void test_hold(struct job *j)
 {
-	const char *hold = getenv("RDCTL_TEST_WARMUP_HOLD");
+	const char *hold = seam("RDCTL_TEST_WARMUP_HOLD");
 	char *held, *msg = NULL;
 
 	if (!hold || !*hold || !path_exists(hold))
@@ -349,13 +350,12 @@ out:
 }
 
 /*
- * The lock, in one-second waits (lock.h reads RDCTL_LOCK_TIMEOUT at each
- * try), so that a stop request is seen at once: --release stops this
- * daemon while it holds the lock itself.
+ * The lock, in one-second waits, so that a stop request is seen at once:
+ * --release stops this daemon while it holds the lock itself.
  */
 static int take_lock(void)
 {
-	setenv("RDCTL_LOCK_TIMEOUT", "1", 1);
+	lock_set_wait(1);
 	for (int i = 0; i < LOCK_TRIES && !stopping; i++) {
 		if (lock_take() == 0)
 			return 0;

@@ -13,6 +13,7 @@
 #include <rdmirror.h>
 
 #include "lib/errors.h"
+#include "lib/seams.h"
 #include "lib/sysfs.h"
 #include "lib/util.h"
 #include "rd/module_help.h"
@@ -67,7 +68,7 @@ int module_load(void)
 	bool any = false;
 
 	/* RDCTL_MODULES_DIR: test hook, a modules directory instead of /lib/modules/$(uname -r) */
-	ctx = kmod_new(getenv("RDCTL_MODULES_DIR"), NULL);
+	ctx = kmod_new(seam("RDCTL_MODULES_DIR"), NULL);
 	if (!ctx)
 		return fail_errno(ENOMEM, "cannot initialise libkmod to load the rdmirror module");
 	r = kmod_module_new_from_lookup(ctx, MODULE_NAME, &list);

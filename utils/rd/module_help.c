@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/seams.h"
 #include "lib/util.h"
 
 /* The keys DKMS signs modules with, where mokutil --import takes them from. */
@@ -16,7 +17,7 @@ static const char *const signing_keys[] = {
 /* RDCTL_MODULES_DIR: the tests' stand-in for /lib/modules/KVER (control.c). */
 static char *modules_dir(const char *kver)
 {
-	const char *d = getenv("RDCTL_MODULES_DIR");
+	const char *d = seam("RDCTL_MODULES_DIR");
 
 	return d && *d ? xstrdup(d) : xasprintf("/lib/modules/%s", kver);
 }

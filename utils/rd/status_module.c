@@ -7,12 +7,14 @@
 
 #include <libkmod.h>
 
+#include "lib/seams.h"
+
 #define MODULE_NAME	"rdmirror"
 
 const char *running_kernel(void)
 {
 	static struct utsname u;
-	const char *t = getenv("RDCTL_KERNEL_RELEASE");
+	const char *t = seam("RDCTL_KERNEL_RELEASE");
 
 	if (t && *t)
 		return t;
@@ -31,7 +33,7 @@ enum module_state module_state_read(bool loaded)
 	if (loaded)
 		return MODULE_LOADED;
 	/* RDCTL_MODULES_DIR: test hook, as in control.c */
-	ctx = kmod_new(getenv("RDCTL_MODULES_DIR"), NULL);
+	ctx = kmod_new(seam("RDCTL_MODULES_DIR"), NULL);
 	if (!ctx)
 		return MODULE_UNKNOWN;
 	/* looks in modules.dep and the aliases of this kernel's directory, as modprobe */

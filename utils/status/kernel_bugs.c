@@ -6,6 +6,8 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "lib/seams.h"
+
 /*
  * Linux 6.9 split md/raid1's read_balance() (9f3ced792203 "factor out
  * choose_bb_rdev()", dfa8ecd167c1 "factor out choose_slow_rdev()", both
@@ -52,7 +54,7 @@ const char *kernel_md_bug(const char *rel)
 	int pos = 0;
 
 	if (!rel)
-		rel = getenv("RDCTL_KERNEL_RELEASE");	/* the tests' stand-in kernel */
+		rel = seam("RDCTL_KERNEL_RELEASE");	/* the tests' stand-in kernel */
 	if (!rel || !*rel) {
 		if (uname(&u) < 0)
 			return NULL;

@@ -15,6 +15,7 @@
 #include "lib/config.h"
 #include "lib/config_edit.h"
 #include "lib/errors.h"
+#include "lib/seams.h"
 #include "lib/util.h"
 #include "md/md_ops.h"
 #include "md/mdadm_conf.h"
@@ -69,7 +70,7 @@ void status_free_disks(struct rd_disk *disks, struct disk_view *views, size_t n)
  */
 static const char *default_config(void)
 {
-	const char *p = getenv("RDCTL_CONFIG");
+	const char *p = seam("RDCTL_CONFIG");
 
 	return p && *p ? p : CONFIG_DEFAULT_PATH;
 }
