@@ -13,20 +13,10 @@ const char *seam(const char *name)
 {
 	return getenv(name);
 }
-
-bool seams_on(void)
-{
-	return true;
-}
 #else
 const char *seam(const char *name)
 {
 	(void)name;
 	return NULL;
-}
-
-bool seams_on(void)
-{
-	return false;
 }
 #endif

@@ -12,8 +12,6 @@
 #ifndef RDCTL_SEAMS_H
 #define RDCTL_SEAMS_H
 
-#include <stdbool.h>
-
 /* The value of the environment variable name (an RDCTL_* seam), or NULL. */
 const char *seam(const char *name);
 
@@ -22,8 +20,5 @@ const char *seam(const char *name);
  * RDCTL_RESTORE_TIMEOUT): read in every build.
  */
 const char *user_env(const char *name);
-
-/* Whether this build honours the seams (the test build). */
-bool seams_on(void);
 
 #endif
