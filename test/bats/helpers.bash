@@ -20,14 +20,15 @@ rd_kernel_bad() {
 # setup and teardown fork as little as they can: a marker in the kernel
 # log instead of counting its lines, sysfs read with builtins.
 
-# Writes completed by the persistent-member stand-ins, from their stat.
+# rd_hdd_writes VAR: writes completed by the persistent-member stand-ins,
+# from their stat, into VAR (no command substitution: that forks).
 rd_hdd_writes() {
 	local d stat total=0
 	for d in $RD_TEST_HDDS; do
 		read -ra stat <"/sys/block/$d/stat"
 		total=$((total + stat[4]))
 	done
-	echo "$total"
+	printf -v "$1" '%s' "$total"
 }
 
 # rd_debug_kernel: true on the debug kernel (test/kernel/build, its
@@ -41,7 +42,7 @@ rd_debug_kernel() {
 rd_common_setup() {
 	RD_LOG_MARK="rdtest: start of test $BATS_SUITE_TEST_NUMBER ($RANDOM$RANDOM)"
 	echo "$RD_LOG_MARK" >/dev/kmsg
-	RD_HDD_WRITES=$(rd_hdd_writes)
+	rd_hdd_writes RD_HDD_WRITES
 	T=$BATS_TEST_TMPDIR
 	# warm-start records (utils/mirror/warm_record.h): the test's, not the host's
 	# /var/lib/rdmirror; missing, so --release keeps none unless a test
@@ -76,15 +77,17 @@ rd_drop_test_module() {
 }
 
 rd_common_teardown() {
-	local log bad
+	local log bad=""
 	rd_cleanup
-	rm -rf "${T:?}"/*
+	if compgen -G "${T:?}/*" >/dev/null; then rm -rf "${T:?}"/*; fi
 	# The log since the mark (all of it if the mark was overwritten).
 	log=$(dmesg | awk -v mark="$RD_LOG_MARK" '
 		index($0, mark) { n = 0; found = 1; next }
 		{ lines[n++] = $0 }
 		END { for (i = 0; i < n; i++) print lines[i] }')
-	bad=$(rd_kernel_bad <<<"$log")
+	# (rd_kernel_bad, two greps, only when bash's own match finds a line
+	# it may keep: most logs have none)
+	if [[ "$log" =~ $RD_KERNEL_BAD ]]; then bad=$(rd_kernel_bad <<<"$log"); fi
 	if [[ -n "$bad" ]]; then
 		echo "kernel log during the test:" >&2
 		echo "$log" >&2
@@ -94,7 +97,7 @@ rd_common_teardown() {
 
 # Stop every md array on an rd disk or a test disk, unmount, remove disks.
 rd_cleanup() {
-	local m d mnt mounts=()
+	local m d mnt writes mounts=()
 	rd_kill_warmups
 	while read -r _ mnt _; do
 		[[ "$mnt" =~ ^/(mnt|tmp)/rdtest ]] && mounts=("$mnt" "${mounts[@]}")
@@ -113,7 +116,8 @@ rd_cleanup() {
 		done
 	fi
 	# A disk written during the test may hold an md superblock now.
-	if [[ "$(rd_hdd_writes)" != "${RD_HDD_WRITES:-}" ]]; then
+	rd_hdd_writes writes
+	if [[ "$writes" != "${RD_HDD_WRITES:-}" ]]; then
 		for d in $RD_TEST_HDDS; do
 			mdadm --zero-superblock "/dev/$d" >/dev/null 2>&1 || true
 		done
@@ -126,14 +130,28 @@ rd_cleanup() {
 	fi
 }
 
+# rd_rdctl_pids: RD_PIDS, the pids of every process named rdctl. Bash's
+# own reads of /proc/PID/comm: pkill and pgrep read several /proc files
+# of every process and took 5 s a teardown on the debug kernel under TCG.
+rd_rdctl_pids() {
+	local f comm
+	RD_PIDS=()
+	for f in /proc/[0-9]*/comm; do
+		{ read -r comm <"$f"; } 2>/dev/null || continue
+		[[ "$comm" != rdctl ]] || RD_PIDS+=("${f//[!0-9]/}")
+	done
+}
+
 # rd_kill_warmups: what a reboot or a power cut does to a warm-up copy's
 # daemon (an rdctl in the background, utils/mirror/warmup.h): kill -9
 # every rdctl (the tests run rdctl in the foreground), and wait until
 # they are gone, so that their RAM disks and arrays are free.
 rd_kill_warmups() {
-	pkill -9 -x rdctl || true
-	for _ in $(seq 50); do
-		pgrep -x rdctl >/dev/null || return 0
+	local i
+	for ((i = 0; i < 50; i++)); do
+		rd_rdctl_pids
+		((${#RD_PIDS[@]})) || return 0
+		kill -9 "${RD_PIDS[@]}" 2>/dev/null || true
 		sleep 0.1
 	done
 	echo "an rdctl outlived kill -9" >&2

@@ -21,12 +21,16 @@ setup() {
 	: >"$RDCTL_MDADM_CONF"
 }
 teardown() {
-	local rc=0 w
+	local rc=0 w killed=""
 	# a warm-up daemon of this test must not outlive it
 	for w in "$RDCTL_RUN_DIR"/warmup-*.state; do
-		if [ -e "$w" ]; then kill "$(sed -n 's/^pid //p' "$w")" 2>/dev/null || true; fi
+		if [ -e "$w" ]; then
+			kill "$(sed -n 's/^pid //p' "$w")" 2>/dev/null || true
+			killed=1
+		fi
 	done
-	sleep 0.5
+	# (its own SIGTERM handling, before rd_common_teardown's kill -9)
+	if [ -n "$killed" ]; then sleep 0.5; fi
 	md_speeds "${SPEEDS_WERE[@]}"
 	rd_common_teardown || rc=$?
 	wipefs -qa "/dev/$H1" "/dev/$H2" >/dev/null 2>&1 || true
