@@ -45,7 +45,7 @@ status_tree() {
 	sput "$sroot/sys/block/rd0/rdmirror/allocated_bytes" 1073741824
 	sput "$sroot/sys/block/rd0/rdmirror/preallocated" 0
 	mkdir -p "$sroot/sys/block/rd0/holders/md0"
-	sput "$sroot/sys/module/rdmirror/version" 0.1.0
+	sput "$sroot/sys/module/rdmirror/version" "$(cat "$here/../../VERSION")"
 	sput "$sroot/proc/meminfo" "MemTotal: 16777216 kB
 MemAvailable: 8388608 kB"
 	sput "$sroot/proc/self/mountinfo" "22 1 8:1 / / rw - ext4 /dev/sda1 rw"
@@ -114,6 +114,16 @@ expect_out_has "prometheus in sync" 'rdmirror_mirror_ram_in_sync{array="md0",uui
 expect_out_has "prometheus in sync" 'rdmirror_mirror_reads_total{array="md0",uuid="'$s_uuid'",device="rd0",kind="ram"} 9000'
 expect_out_has "prometheus in sync" 'rdmirror_mirror_reads_total{array="md0",uuid="'$s_uuid'",device="sdb",kind="persistent"} 7'
 expect_out_has "prometheus in sync" "rdmirror_status 0"
+
+# --- a module in memory that is not rdctl's (loaded before an upgrade) ---
+sput "$sroot/sys/module/rdmirror/version" 0.0.9
+run "module version" 3 --status --json --config "$sconf"
+validate "module version" module,memory,disks,arrays,mirrors,warnings,status
+expect_sev "module version" module_version WARNING
+json_is "module version message" '[w["message"] for w in d["warnings"] if w["code"]=="module_version"][0].startswith("the rdmirror module in memory is version 0.0.9, rdctl is '"$(cat "$here/../../VERSION")"'") and "modprobe -r rdmirror" in [w["message"] for w in d["warnings"] if w["code"]=="module_version"][0]'
+run "nagios module version" 1 --status --nagios --config "$sconf"
+expect_out_has "nagios module version" "RDMIRROR WARNING"
+status_tree
 
 # --- the routine warm-up after a boot: OK, with progress and ETA; exit 0 ---
 warm_up

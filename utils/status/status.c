@@ -397,7 +397,20 @@ static int read_config(struct status *st, const char *explicit_path)
 	return 0;
 }
 
-/* The findings of the configured mirrors that have no working RAM member. */
+/*
+ * The module in memory must be rdctl's own version: a package upgrade
+ * replaces the .ko on disk, but the module loaded before it stays in
+ * memory while any rd disk (a RAM member) holds it, until the next boot.
+ */
+static void module_version_finding(struct status *st)
+{
+	if (!st->mod.loaded || !st->mod.version || !strcmp(st->mod.version, RDCTL_VERSION))
+		return;
+	warnings_add(&st->w, SEV_WARNING, "module_version", NULL, NULL,
+		     xasprintf("the rdmirror module in memory is version %s, rdctl is %s: it was loaded before the package changed, and the next boot loads the new one; fix (now): rdctl --release, modprobe -r rdmirror, rdctl --restore",
+			       st->mod.version, RDCTL_VERSION));
+}
+
 /*
  * mdadm.conf against the arrays: an ARRAY entry whose num-devices= is not
  * the array's count makes "mdadm --assemble --scan" (and the initramfs's
@@ -518,6 +531,7 @@ int status_collect(const char *config, struct status *st)
 		struct warnings cw = st->w;
 
 		warnings_compute(st->arrays, st->narrays, st->disks, st->ndisks, &st->mi, &st->w);
+		module_version_finding(st);
 		mirror_findings(st);
 		mdadm_conf_findings(st);
 		for (size_t i = 0; i < cw.n; i++)
