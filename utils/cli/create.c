@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * --create: a new mirror of blank disks, all write-mostly, the RAM slot
- * "missing" at first; then the RAM disk attached and --added, so md
+ * "missing" at first; then the RAM disk attached and brought in by the
+ * warm start (rdctl copies the array into it, md recovers what was written
+ * meanwhile: mirror/warmup.h), or without a bitmap --added, so md
  * recovers it from the disks (mirror/steps.h).
  */
 #include "cli/commands.h"
@@ -43,6 +45,30 @@ static void undo_create(struct mirror_run *r, const char *mdpath, const struct d
 		return;
 	for (size_t i = 0; i < n; i++)
 		mirror_mdadm(r, true, "--zero-superblock", d[i].path, NULL);
+}
+
+/*
+ * The disks' write-mostly flag set (on) or cleared (off) as steps. Cleared
+ * before the warm start's copy, so that reads spread over the disks while
+ * the RAM slot is empty (the warm-up daemon would clear it too, warmup.c),
+ * and first here because md writes its superblocks on this change
+ * (state_store() calls md_update_sb(), which counts one event up): an
+ * array just made by mdadm --create may hold event count 0 on disk, and
+ * the warm start's superblock must be one event older than the array's
+ * (md_super_returning() refuses 0). The daemon sets the flag again once
+ * the RAM member is in sync; without a warm start, this sets it back.
+ */
+static int disks_write_mostly(struct mirror_run *r, const char *kname, bool on)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < r->nmembers && !rc; i++) {
+		char *p = xasprintf("%s/block/%s/md/dev-%s/state", sysfs_root(), kname, r->members[i]);
+
+		rc = mirror_sysfs(r, false, p, on ? "writemostly" : "-writemostly");
+		free(p);
+	}
+	return rc;
 }
 
 /* The kernel name behind /dev/md/NAME, which udev links a moment after mdadm --create. */
@@ -96,12 +122,12 @@ int cmd_create(const struct opts *o, const char *array, char *const disks[], siz
 {
 	struct disk_info *d = NULL;
 	struct mirror_run r;
-	char *mdpath = NULL, *kname = NULL, *s, *msg = NULL;
+	char *mdpath = NULL, *kname = NULL, *s, *msg = NULL, *why = NULL;
 	const char **args = NULL;
 	uint64_t smallest = UINT64_MAX, need = 0, size;
 	size_t n = 0;
 	int rc;
-	bool undo_ok;
+	bool undo_ok, warm = false;
 
 	if ((rc = mirror_begin(o, "create")) || (rc = create_dry_root(o)) || (rc = check_kernel_bug(o, "create")) ||
 	    (rc = mirror_parse_array(array, &mdpath, &kname)))
@@ -248,7 +274,29 @@ int cmd_create(const struct opts *o, const char *array, char *const disks[], siz
 	if (!rc) {
 		char *rdpath = r.rd ? md_dev_path(r.rd) : xasprintf("%s/rdN", dev_root());
 
-		rc = mirror_add_ram(&r, mdpath, kname, rdpath);
+		/*
+		 * The warm start, as --convert's: the RAM slot has been empty
+		 * since mdadm --create, so the array is degraded and md's
+		 * bitmap keeps every write from then on; rdctl copies the
+		 * array into the RAM disk, re-adds it, and md recovers what
+		 * was written meanwhile (mirror/warm_super.h says why that
+		 * holds). Reads spread over the disks until it is in sync.
+		 * With --bitmap none, or when it cannot start, md recovers
+		 * an added disk in full.
+		 */
+		const char *name = kname ? kname : array + strlen("/dev/");
+
+		if (!o->bitmap_none && !(rc = disks_write_mostly(&r, name, false)))
+			warm = mirror_warm_ram(&r, name, conf_path_of(o), &why);
+		if (!rc && !warm) {
+			if (why)
+				mirror_note(&r, xasprintf("no warm start (%s): md recovers %s in full", why,
+							  r.rd ? r.rd : "the RAM disk"));
+			if (!o->bitmap_none)
+				rc = disks_write_mostly(&r, name, true);
+			if (!rc)
+				rc = mirror_add_ram(&r, mdpath, kname, rdpath);
+		}
 		free(rdpath);
 		if (rc)
 			mirror_detach(&r, true);
@@ -273,9 +321,10 @@ int cmd_create(const struct opts *o, const char *array, char *const disks[], siz
 	{
 		char *sz = size_mib_str(r.size);
 
-		rc = mirror_print_summary(&r, xasprintf("Created %s: %s (%s%s) and %s write-mostly, bitmap %s; %s; %s %s",
-						 kname, r.rd, sz, r.prealloc ? ", preallocated" : "", s, r.bitmap,
-						 r.sync ? r.sync : "state unknown",
+		rc = mirror_print_summary(&r, xasprintf("Created %s: %s (%s%s) %s and %s write-mostly, bitmap %s; %s; %s %s",
+						 kname, r.rd, sz, r.prealloc ? ", preallocated" : "",
+						 warm ? "by a warm start (rdctl copies the array into it, then md recovers what was written during the copy)" : "added",
+						 s, r.bitmap, r.sync ? r.sync : "state unknown",
 						 r.config_changed ? "added to" : "already in", r.config_path));
 		free(sz);
 	}
@@ -290,6 +339,7 @@ out_early:
 	free(d);
 	free(args);
 	free(msg);
+	free(why);
 	free(mdpath);
 	free(kname);
 	return rc;
