@@ -54,6 +54,15 @@ wait_held() {
 	return 1
 }
 
+# write_during_copy: once the held copy is at its half, the reads spread
+# over both disks (spread), rd0's statistics on, then 4 MiB of random data
+# written at 8 MiB, into the part already copied: what md must recover
+write_during_copy() {
+	wait_held
+	spread
+	count_io rd0
+	scribble 8 4
+}
 # md_speeds MIN MAX: md's system-wide recovery limits (KiB/s)
 md_speeds() {
 	echo "$1" >/proc/sys/dev/raid/speed_limit_min
@@ -183,10 +192,7 @@ warm_finish() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"warm start: copying md0"* ]]
 	[ -z "$(ls "$RDCTL_STATE_DIR")" ]	# the record is used once
-	wait_held
-	spread
-	count_io rd0
-	scribble 8 4		# written during the copy, into the part already copied
+	write_during_copy
 	# monitoring: a warm-up, OK, with its progress
 	run rdctl --status --nagios --config "$CONF"
 	echo "nagios: $output"
@@ -222,10 +228,7 @@ warm_finish() {
 	echo "restore: $output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"warm start: copying md0"*"written during the copy"* ]]
-	wait_held
-	spread
-	count_io rd0
-	scribble 8 4		# written during the copy, into the part already copied
+	write_during_copy
 	want=$(md_sum)
 	# md held to 1 MB/s (its default sync_speed_min, what a busy array
 	# gets): the 128 MiB bitmap chunk written during the copy would take
@@ -247,10 +250,7 @@ warm_finish() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"# warm start: copy /dev/md0 into rd0, then mdadm --re-add it"* ]]
 	[[ "$output" == *"Created md0: rd0 ("*") by a warm start"* ]]
-	wait_held
-	spread
-	count_io rd0
-	scribble 8 4		# written during the copy, into the part already copied
+	write_during_copy
 	want=$(md_sum)
 	warm_finish rd0 "$want"
 }
