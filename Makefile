@@ -253,7 +253,7 @@ deb:
 # database is empty; the headers and libraries are Debian's.
 RPM_DIR := build/rpm
 RPM_DATE ?= $(shell LC_ALL=C date -u '+%a %b %d %Y' -d @$$(git log -1 --format=%ct 2>/dev/null || date +%s))
-RPM_FILES := Makefile VERSION dkms.conf README.md debian/copyright rpm scripts \
+RPM_FILES := Makefile VERSION dkms.conf README.md docs/NEWS.md debian/copyright rpm scripts \
 	$(filter-out %.o utils/rdctl $(patsubst %/,%,$(wildcard utils/*/)),$(wildcard utils/* utils/*/*)) \
 	$(MODULE_SRCS)
 

@@ -8,7 +8,7 @@
  *   rd2  1 MiB, no rdmirror/ attributes (unknown), unused
  *   md0  raid1 of rd0 + sdb (write-mostly) + sdc (not), resync at 25%
  *   md1  raid1 of sda + sdd: no rd member
- *   meminfo: 16 GiB total, 1 GiB available; module rdmirror 0.1.0 loaded
+ *   meminfo: 16 GiB total, 1 GiB available; module rdmirror VERSION (rdctl's) loaded
  */
 #ifndef RDCTL_FAKE_TREE_H
 #define RDCTL_FAKE_TREE_H

@@ -197,7 +197,7 @@ expect_code "output json" USAGE
 usage "raw status" "--raw goes with --list only" -s --raw
 usage "noheadings attach" "--noheadings goes with --list only" -a 4M -n
 run status 3 -s
-expect_out_has "status module" "module:  rdmirror 0.1.0 loaded"
+expect_out_has "status module" "module:  rdmirror $version loaded"
 expect_out_has "status memory" "memory:  total 16 GiB, available 1 GiB, held by rd disks 640 MiB"
 expect_out_has "status array" "md0: raid1, active, degraded 0, raid disks 3"
 expect_out_has "status sync" "sync: resync 25.0% at 100 MiB/s, ETA 15s"
