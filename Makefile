@@ -236,6 +236,7 @@ deb:
 	install -d "$(DEB_SRC)/module/uapi"
 	cp -r debian utils scripts "$(DEB_SRC)/"
 	cp VERSION dkms.conf Makefile README.md "$(DEB_SRC)/"
+	install -D -m 0644 docs/NEWS.md "$(DEB_SRC)/docs/NEWS.md"
 	for f in $(MODULE_SRCS); do cp "$$f" "$(DEB_SRC)/$$f"; done
 	find "$(DEB_SRC)/utils" -name "*.o" -delete
 	rm -f "$(DEB_SRC)/utils/rdctl"

@@ -4,8 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,19 +26,10 @@
 #include "md/md.h"
 #include "md/md_ops.h"
 #include "mirror/rd_prepare.h"
+#include "mirror/warm_copy.h"
 #include "rd/control.h"
 #include "status/warm_state.h"
 
-/*
- * Large reads: the block layer splits one into requests of the disks'
- * max_sectors_kb, all in flight at once, so the copy is one more reader
- * with a queue of its own among the load's, each request worth as much to
- * a disk as a 4 KiB one and 16 times md's 64 KiB recovery requests.
- */
-#define COPY_CHUNK	(16U << 20)
-/* at most this many readers at once: one a disk md may read (copy_streams()) */
-#define MAX_STREAMS	4
-#define STATE_EVERY_S	1.0
 #define STOP_WAIT_MS	30000
 #define LOCK_TRIES	600	/* seconds */
 #define POLL_MS		100
@@ -224,216 +213,6 @@ struct job {
 	struct warmup w;
 };
 
-static int full_io(bool wr, int fd, void *buf, size_t n, uint64_t off)
-{
-	while (n) {
-		ssize_t k = wr ? pwrite(fd, buf, n, (off_t)off) : pread(fd, buf, n, (off_t)off);
-
-		if (k < 0 && errno == EINTR) {
-			if (stopping)
-				return -EINTR;
-			continue;
-		}
-		if (k <= 0)
-			return k < 0 ? -errno : -EIO;
-		buf = (char *)buf + k;
-		n -= (size_t)k;
-		off += (uint64_t)k;
-	}
-	return 0;
-}
-
-/* For the tests: stop half way while the file RDCTL_TEST_WARMUP_HOLD exists. */
-static bool test_hold_wanted(void)
-{
-	const char *hold = seam("RDCTL_TEST_WARMUP_HOLD");
-
-	return hold && *hold && path_exists(hold);
-}
-
-static void test_hold(struct job *j)
-{
-	const char *hold = seam("RDCTL_TEST_WARMUP_HOLD");
-	char *held, *msg = NULL;
-
-	held = xasprintf("%s.held", hold);
-	if (config_write_atomic(held, "held\n", &msg) < 0)
-		free(msg);
-	warm_state_write(j->mdname, &j->w);
-	while (path_exists(hold) && !stopping)
-		util_sleep_ms(POLL_MS);
-	unlink(held);
-	free(held);
-}
-
-/*
- * Step 2 runs as one reader a disk, each over its own stretch of the
- * array. raid1's read_balance() keeps a sequential stream on the disk
- * whose head is at it, so one reader gets one disk's rate however many
- * disks there are; readers at distant offsets each keep a disk of their
- * own. The order of the reads does not matter to what md recovers: every
- * one starts after the copy began, and md's bitmap holds a bit for every
- * chunk written since (the RAM slot is missing throughout).
- */
-struct stream {
-	struct job *j;
-	int md, rd;
-	void *buf;
-	uint64_t from, to;	/* bytes of the array: this reader's stretch */
-	int err;		/* 0, or the -errno it stopped at */
-};
-
-/* What the readers share, under copy_lock. */
-static pthread_mutex_t copy_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t copy_cond = PTHREAD_COND_INITIALIZER;
-static unsigned copy_running, copy_at_half;
-static bool copy_hold, copy_released;
-static atomic_uint_fast64_t copy_done;
-static atomic_bool copy_failed;
-
-/* One reader: its stretch, read from md, written to rd's data area. */
-static void *stream_copy(void *arg)
-{
-	struct stream *s = arg;
-	uint64_t base = s->j->sb->data_offset * 512, pos = s->from, half = s->from + (s->to - s->from) / 2;
-	bool halfway = false;
-	int r = 0;
-
-	while (pos < s->to && !stopping && !atomic_load(&copy_failed)) {
-		size_t n = s->to - pos < COPY_CHUNK ? (size_t)(s->to - pos) : COPY_CHUNK;
-
-		if (copy_hold && !halfway && pos >= half) {
-			halfway = true;
-			pthread_mutex_lock(&copy_lock);
-			copy_at_half++;
-			while (!copy_released)
-				pthread_cond_wait(&copy_cond, &copy_lock);
-			pthread_mutex_unlock(&copy_lock);
-			continue;
-		}
-		r = full_io(false, s->md, s->buf, n, pos);
-		if (r < 0) {
-			syslog(LOG_ERR, "warm-up of %s: reading /dev/%s at byte %llu failed: %s", s->j->mdname,
-			       s->j->mdname, (unsigned long long)pos, strerror(-r));
-			break;
-		}
-		r = full_io(true, s->rd, s->buf, n, base + pos);
-		if (r < 0) {
-			syslog(LOG_ERR, "warm-up of %s: writing /dev/%s failed: %s", s->j->mdname, s->j->rd,
-			       strerror(-r));
-			break;
-		}
-		pos += n;
-		atomic_fetch_add(&copy_done, n);
-	}
-	if (r == 0 && pos < s->to)
-		r = -EINTR;
-	if (r < 0 && r != -EINTR)
-		atomic_store(&copy_failed, true);
-	s->err = r;
-	pthread_mutex_lock(&copy_lock);
-	copy_running--;
-	pthread_mutex_unlock(&copy_lock);
-	return NULL;
-}
-
-/*
- * Readers for the copy: one a disk md reads from while the RAM member is
- * away (in sync, not write-mostly: spread_reads() ran). Two readers on one
- * disk would only make it seek between them.
- */
-static unsigned copy_streams(const struct job *j)
-{
-	struct md_array a;
-	unsigned n = 0;
-
-	if (md_array_read(j->mdname, &a) < 0)
-		return 1;
-	for (size_t i = 0; i < a.nmembers; i++)
-		n += !a.members[i].is_ram && !a.members[i].faulty && a.members[i].in_sync &&
-		     !a.members[i].write_mostly;
-	md_array_clear(&a);
-	return n < 1 ? 1 : n > MAX_STREAMS ? MAX_STREAMS : n;
-}
-
-/*
- * Step 2: the array's data into the RAM disk's data area, by
- * copy_streams() readers over equal stretches (whole COPY_CHUNKs, the
- * last takes the rest). The state gets the bytes copied by all of them,
- * every STATE_EVERY_S. 0 or -errno.
- */
-static int copy(struct job *j, int md, int rd)
-{
-	struct stream s[MAX_STREAMS] = { 0 };
-	pthread_t t[MAX_STREAMS];
-	unsigned n = copy_streams(j), started = 0;
-	uint64_t stretch = j->w.total / n / COPY_CHUNK * COPY_CHUNK;
-	double last = mono_now();
-	int r = 0;
-
-	if (stretch == 0)
-		n = 1;
-	copy_hold = test_hold_wanted();
-	copy_released = !copy_hold;
-	copy_at_half = 0;
-	atomic_store(&copy_done, 0);
-	atomic_store(&copy_failed, false);
-	for (unsigned i = 0; i < n; i++) {
-		s[i] = (struct stream){ .j = j, .md = md, .rd = rd, .from = i * stretch,
-					.to = i + 1 == n ? j->w.total : (i + 1) * stretch };
-		if (posix_memalign(&s[i].buf, 4096, COPY_CHUNK)) {
-			r = -ENOMEM;
-			break;
-		}
-	}
-	pthread_mutex_lock(&copy_lock);
-	copy_running = 0;
-	for (unsigned i = 0; i < n && r == 0; i++) {
-		if ((r = -pthread_create(&t[i], NULL, stream_copy, &s[i])) == 0) {
-			started++;
-			copy_running++;
-		}
-	}
-	pthread_mutex_unlock(&copy_lock);
-	if (r < 0)
-		atomic_store(&copy_failed, true);
-	for (;;) {
-		bool all_held, running;
-
-		pthread_mutex_lock(&copy_lock);
-		running = copy_running > 0;
-		all_held = running && !copy_released && copy_at_half == copy_running;
-		pthread_mutex_unlock(&copy_lock);
-		if (!running && !all_held)
-			break;
-		j->w.done = atomic_load(&copy_done);
-		if (all_held) {
-			/* every reader at its stretch's half: the tests write into what is copied */
-			if (!stopping)
-				test_hold(j);
-			pthread_mutex_lock(&copy_lock);
-			copy_released = true;
-			pthread_cond_broadcast(&copy_cond);
-			pthread_mutex_unlock(&copy_lock);
-		}
-		if (mono_now() - last >= STATE_EVERY_S) {
-			last = mono_now();
-			warm_state_write(j->mdname, &j->w);
-		}
-		util_sleep_ms(POLL_MS);
-	}
-	for (unsigned i = 0; i < started; i++) {
-		pthread_join(t[i], NULL);
-		if (s[i].err && (r == 0 || r == -EINTR))
-			r = s[i].err;
-	}
-	for (unsigned i = 0; i < n; i++)
-		free(s[i].buf);
-	j->w.done = atomic_load(&copy_done);
-	warm_state_write(j->mdname, &j->w);
-	return r;
-}
-
 /* Is the array still waiting for this disk: running, no RAM member, rd still there? */
 static bool still_wanted(const struct job *j)
 {
@@ -462,7 +241,7 @@ static int add_back(struct job *j, int rd, void *buf, bool copied)
 
 	if (copied) {
 		memcpy(buf, j->sb->raw, MD_SUPER_BLOCK);
-		r = full_io(true, rd, buf, MD_SUPER_BLOCK, j->sb->super_offset * 512);
+		r = warm_full_io(true, rd, buf, MD_SUPER_BLOCK, j->sb->super_offset * 512);
 		if (r == 0)
 			r = mdadm_call(NULL, &msg, dev, "--re-add", path, NULL);
 		if (r == 0) {
@@ -670,7 +449,7 @@ static int daemon_main(struct job *j)
 	openlog("rdctl", LOG_PID, LOG_DAEMON);
 	md = open(mdpath, O_RDONLY | O_DIRECT | O_CLOEXEC);
 	rd = open(rdpath, O_WRONLY | O_DIRECT | O_CLOEXEC);
-	if (md < 0 || rd < 0 || ioctl(md, BLKGETSIZE64, &size) < 0 || posix_memalign(&buf, 4096, COPY_CHUNK)) {
+	if (md < 0 || rd < 0 || ioctl(md, BLKGETSIZE64, &size) < 0 || posix_memalign(&buf, 4096, MD_SUPER_BLOCK)) {
 		syslog(LOG_ERR, "warm-up of %s: cannot open %s or %s: %s", j->mdname, mdpath, rdpath, strerror(errno));
 		goto out;
 	}
@@ -682,7 +461,7 @@ static int daemon_main(struct job *j)
 		       j->mdname, (unsigned long long)size);
 		copied = false;
 	} else {
-		copied = copy(j, md, rd) == 0;
+		copied = warm_copy(j->mdname, j->rd, md, rd, j->sb->data_offset * 512, &j->w, &stopping) == 0;
 	}
 	if (stopping)
 		goto out;

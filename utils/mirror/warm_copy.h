@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Step 2 of the warm start (warmup.h): the array's data, read through
+ * /dev/mdX, into the RAM disk's data area, by one reader a disk.
+ *
+ * raid1's read_balance() keeps a sequential stream on the disk whose head
+ * is at it, so one reader gets one disk's rate however many disks there
+ * are; readers at distant offsets each keep a disk of their own. The order
+ * of the reads does not matter to what md recovers afterwards: every read
+ * starts after the copy began, and md's bitmap holds a bit for every chunk
+ * written since (the RAM slot is missing throughout).
+ */
+#ifndef RDCTL_WARM_COPY_H
+#define RDCTL_WARM_COPY_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status/warm_state.h"
+
+/*
+ * Copy w->total bytes of md (an O_DIRECT descriptor of /dev/mdname) to rd
+ * (of /dev/rd_name) at byte base, updating w->done and mdname's state file
+ * every second. Stops early once *stop is set (-EINTR). 0 or -errno. One
+ * copy at a time in a process.
+ */
+int warm_copy(const char *mdname, const char *rd_name, int md, int rd, uint64_t base, struct warmup *w,
+	      const volatile sig_atomic_t *stop);
+
+/* All of n bytes read from (wr false) or written to fd at off. 0 or -errno. */
+int warm_full_io(bool wr, int fd, void *buf, size_t n, uint64_t off);
+
+#endif
