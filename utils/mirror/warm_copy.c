@@ -77,6 +77,7 @@ struct stream {
 	int md, rd;
 	void *buf;
 	uint64_t from, to;	/* bytes of the array: this reader's stretch */
+	uint64_t base;		/* bytes: the RAM disk's data offset */
 	int err;		/* 0, or the -errno it stopped at */
 };
 
@@ -87,13 +88,12 @@ static unsigned copy_running, copy_at_half;
 static bool copy_hold, copy_released;
 static atomic_uint_fast64_t copy_done;
 static atomic_bool copy_failed;
-static uint64_t copy_base;	/* bytes: the RAM disk's data offset */
 
 /* One reader: its stretch, read from md, written to rd's data area. */
 static void *stream_copy(void *arg)
 {
 	struct stream *s = arg;
-	uint64_t base = copy_base, pos = s->from, half = s->from + (s->to - s->from) / 2;
+	uint64_t pos = s->from, half = s->from + (s->to - s->from) / 2;
 	bool halfway = false;
 	int r = 0;
 
@@ -115,7 +115,7 @@ static void *stream_copy(void *arg)
 			       s->mdname, (unsigned long long)pos, strerror(-r));
 			break;
 		}
-		r = warm_full_io(true, s->rd, s->buf, n, base + pos);
+		r = warm_full_io(true, s->rd, s->buf, n, s->base + pos);
 		if (r < 0) {
 			syslog(LOG_ERR, "warm-up of %s: writing /dev/%s failed: %s", s->mdname, s->rd_name,
 			       strerror(-r));
@@ -173,15 +173,14 @@ int warm_copy(const char *mdname, const char *rd_name, int md, int rd, uint64_t 
 	if (stretch == 0)
 		n = 1;
 	stopping = stop;
-	copy_base = base;
 	copy_hold = test_hold_wanted();
 	copy_released = !copy_hold;
 	copy_at_half = 0;
 	atomic_store(&copy_done, 0);
 	atomic_store(&copy_failed, false);
 	for (unsigned i = 0; i < n; i++) {
-		s[i] = (struct stream){ .mdname = mdname, .rd_name = rd_name, .md = md, .rd = rd, .from = i * stretch,
-					.to = i + 1 == n ? w->total : (i + 1) * stretch };
+		s[i] = (struct stream){ .mdname = mdname, .rd_name = rd_name, .md = md, .rd = rd, .base = base,
+					.from = i * stretch, .to = i + 1 == n ? w->total : (i + 1) * stretch };
 		if (posix_memalign(&s[i].buf, 4096, COPY_CHUNK)) {
 			r = -ENOMEM;
 			break;
@@ -205,7 +204,7 @@ int warm_copy(const char *mdname, const char *rd_name, int md, int rd, uint64_t 
 		running = copy_running > 0;
 		all_held = running && !copy_released && copy_at_half == copy_running;
 		pthread_mutex_unlock(&copy_lock);
-		if (!running && !all_held)
+		if (!running)
 			break;
 		w->done = atomic_load(&copy_done);
 		if (all_held) {
