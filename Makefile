@@ -69,9 +69,12 @@ test/helpers/crash-workload: test/helpers/crash-workload.c
 test/helpers/log-replay: test/helpers/log-replay.c
 	$(CC) $(HOST_CFLAGS) -o $@ $<
 
+test/helpers/rd-random: test/helpers/rd-random.c
+	$(CC) $(HOST_CFLAGS) -o $@ $<
+
 # What the VM suite runs on the host's userspace.
 tools: utils test-bin test/helpers/rd-ioctl test/helpers/rd-ioctl-fuzz test/helpers/crash-workload \
-	test/helpers/log-replay
+	test/helpers/log-replay test/helpers/rd-random
 
 deps:
 	test/deps.sh
@@ -114,7 +117,7 @@ fuzz: deps
 
 clean:
 	rm -rf build test/helpers/rd-ioctl test/helpers/rd-ioctl-fuzz test/helpers/crash-workload \
-		test/helpers/log-replay
+		test/helpers/log-replay test/helpers/rd-random
 	-$(MAKE) -C utils clean
 	-test -d "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(CURDIR)/module clean
 
