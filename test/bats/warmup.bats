@@ -37,10 +37,15 @@ teardown() {
 	return "$rc"
 }
 
-# rd keeps no I/O statistics unless asked (queue/iostats): from the hold on
-count_io() { echo 1 >"/sys/block/$1/queue/iostats"; }
+# rdctl turns a RAM member's I/O statistics on (queue/iostats) when it
+# attaches it: from here on, count what it is written (the copy so far
+# is not)
+count_io() {
+	[ "$(cat "/sys/block/$1/queue/iostats")" = 1 ]
+	IO_BASE=$(awk '{ print $7 }' "/sys/block/$1/stat")
+}
 # bytes written to rdN since count_io (/sys/block/rdN/stat: sectors)
-rd_written() { echo $(($(awk '{ print $7 }' "/sys/block/$1/stat") * 512)); }
+rd_written() { echo $((($(awk '{ print $7 }' "/sys/block/$1/stat") - IO_BASE) * 512)); }
 rd_reads() { awk '{ print $1 }' "/sys/block/$1/stat"; }
 # (md5: a changed block, not an attacker, is what it must find; sha256
 # takes twice its time under TCG)
@@ -155,7 +160,7 @@ same_as_disk() {
 # recovery more), serves WANT (the array's sha256), holds in its data area
 # what the disk holds, and md's check counts no mismatch.
 warm_finish() {
-	local rd=$1 want=$2 size written reads t0=$SECONDS
+	local rd=$1 want=$2 size written reads ram t0=$SECONDS
 	rm "$T/hold"
 	run rdctl --restore --config "$CONF" --wait --timeout 300
 	WAITED=$((SECONDS - t0))
@@ -176,6 +181,12 @@ warm_finish() {
 	reads=$(rd_reads "$rd")
 	[ "$(md_sum)" = "$want" ]
 	[ "$(rd_reads "$rd")" -gt "$reads" ]	# RAM served it
+	# and monitoring shows it: the reads RAM served since rdctl attached it
+	run rdctl --status --prometheus --config "$CONF"
+	[ "$status" -eq 0 ]
+	ram=$(awk -v d="device=\"$rd\"" 'index($0, "rdmirror_mirror_reads_total{") == 1 && index($0, d) { print $2 }' <<<"$output")
+	echo "rdmirror_mirror_reads_total of $rd: ${ram:-none}"
+	[ "${ram:-0}" -gt 0 ]
 	same_as_disk "$rd"
 	echo check >/sys/block/md0/md/sync_action
 	sleep 1

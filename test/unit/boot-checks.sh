@@ -58,6 +58,9 @@ boot_tree() {
 	mkdir -p "$broot/dev"
 	: >"$broot/dev/rdmirror-control"
 	: >"$broot/dev/rd3"
+	# (what the kernel gives the disk an ADD makes: rdctl turns its
+	# statistics on)
+	put "$broot/sys/block/rd3/queue/iostats" 0
 	: >"$blog"
 }
 # an rd member rdN in md0 with STATE; rdN exists in sysfs

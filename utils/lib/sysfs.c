@@ -189,6 +189,15 @@ fail:
 	return r;
 }
 
+int rd_disk_count_io(unsigned index)
+{
+	char *path = xasprintf("%s/block/%s%u/queue/iostats", sysfs_root(), RDMIRROR_DISK_PREFIX, index);
+	int r = write_text_file(path, "1");
+
+	free(path);
+	return r;
+}
+
 void rd_disk_clear(struct rd_disk *d)
 {
 	free(d->name);

@@ -39,6 +39,14 @@ bool rd_parse_name(const char *arg, unsigned *index);
 int rd_disk_read(unsigned index, struct rd_disk *d);
 void rd_disk_clear(struct rd_disk *d);
 
+/*
+ * Turn on the disk's I/O statistics (queue/iostats), which rd keeps only
+ * when asked: a mirror's RAM member must count its reads, or the share of
+ * reads RAM serves (/sys/block/rdN/stat, --status --prometheus) reads 0.
+ * 0 or -errno.
+ */
+int rd_disk_count_io(unsigned index);
+
 /* Every rd disk, sorted by index. 0 or -errno. */
 int rd_disks_list(struct rd_disk **disks, size_t *n);
 void rd_disks_free(struct rd_disk *disks, size_t n);

@@ -20,6 +20,7 @@
 #include "lib/sysfs.h"
 #include "lib/util.h"
 #include "md/md_ops.h"
+#include "mirror/rd_prepare.h"
 #include "rd/control.h"
 
 #define MAX_ARGS	24
@@ -206,6 +207,7 @@ int mirror_attach(struct mirror_run *r, uint64_t size, bool prealloc)
 		rc = fail_errno(ENODEV, "%s/%s did not appear within 3 s: is udev running?", dev_root(), r->rd);
 		return rc;
 	}
+	rd_prepare_count_io(r->rd);
 	s->status = "done";
 	return 0;
 }

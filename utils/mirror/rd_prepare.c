@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -103,4 +104,14 @@ int rd_prepare_for_md(const char *rdname, const char *mdname, char **msg)
 		*msg = xasprintf("cannot prepare %s for md (0xff over its metadata space): %s", path, strerror(-r));
 	free(path);
 	return r;
+}
+
+void rd_prepare_count_io(const char *rdname)
+{
+	unsigned index;
+	int r = rd_parse_name(rdname, &index) ? rd_disk_count_io(index) : -EINVAL;
+
+	if (r < 0)
+		fprintf(stderr, "rdctl: warning: cannot turn on the I/O statistics of %s (%s): the reads it serves will not be counted\n",
+			rdname, strerror(-r));
 }
