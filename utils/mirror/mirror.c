@@ -207,7 +207,7 @@ int mirror_attach(struct mirror_run *r, uint64_t size, bool prealloc)
 		rc = fail_errno(ENODEV, "%s/%s did not appear within 3 s: is udev running?", dev_root(), r->rd);
 		return rc;
 	}
-	rd_prepare_count_io(r->rd);
+	rd_prepare_count_io(index);
 	s->status = "done";
 	return 0;
 }

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rdmirror.h>
+
 #include "lib/sysfs.h"
 #include "lib/util.h"
 #include "md/md.h"
@@ -106,12 +108,11 @@ int rd_prepare_for_md(const char *rdname, const char *mdname, char **msg)
 	return r;
 }
 
-void rd_prepare_count_io(const char *rdname)
+void rd_prepare_count_io(unsigned index)
 {
-	unsigned index;
-	int r = rd_parse_name(rdname, &index) ? rd_disk_count_io(index) : -EINVAL;
+	int r = rd_disk_count_io(index);
 
 	if (r < 0)
-		fprintf(stderr, "rdctl: warning: cannot turn on the I/O statistics of %s (%s): the reads it serves will not be counted\n",
-			rdname, strerror(-r));
+		fprintf(stderr, "rdctl: warning: cannot turn on the I/O statistics of %s%u (%s): the reads it serves will not be counted\n",
+			RDMIRROR_DISK_PREFIX, index, strerror(-r));
 }

@@ -29,10 +29,11 @@
 int rd_prepare_for_md(const char *rdname, const char *mdname, char **msg);
 
 /*
- * Turn on a new RAM member's I/O statistics (rd_disk_count_io()), so that
- * the reads it serves are counted from its first. A failure costs only
+ * Turn on the I/O statistics of a new RAM member, rd<index>
+ * (rd_disk_count_io()), so that the reads it serves are counted from its
+ * first. A failure costs only
  * the figure, not the mirror: a warning on stderr, no error.
  */
-void rd_prepare_count_io(const char *rdname);
+void rd_prepare_count_io(unsigned index);
 
 #endif

@@ -152,7 +152,7 @@ static int attach_disk(struct boot_item *it, uint64_t size, bool prealloc, unsig
 			error_reset();	/* the missing node is the error to show */
 		return -1;
 	}
-	rd_prepare_count_io(it->rd);
+	rd_prepare_count_io(*index);
 	return 0;
 }
 
