@@ -5,7 +5,10 @@
  *
  * raid1's read_balance() keeps a sequential stream on the disk whose head
  * is at it, so one reader gets one disk's rate however many disks there
- * are; readers at distant offsets each keep a disk of their own. The order
+ * are. Readers at distant offsets usually take a disk each, but md picks
+ * the disk, by head distance at each stream's first read: two readers can
+ * start on one disk and stay there (seen on 6.1), which halves the copy's
+ * rate; nothing here prevents it. The order
  * of the reads does not matter to what md recovers afterwards: every read
  * starts after the copy began, and md's bitmap holds a bit for every chunk
  * written since (the RAM slot is missing throughout).
