@@ -243,6 +243,36 @@ warm_finish() {
 	warm_finish rd0 "$want"
 }
 
+# Each copy reader reads its own disk past md (utils/mirror/warm_copy.c):
+# a disk with a recorded bad block must be read through md, which reads
+# that range from the other disk. The block on $H1 holds other data, as a
+# write it missed would leave it; the bitmap is clean, so md's recovery
+# does not overwrite what the copy took.
+@test "warm start: a disk with a recorded bad block is not read past md" {
+	local ho bad ro
+	make_mirror
+	wait_clean
+	want=$(md_sum)
+	release
+	ho=$(md_attr "dev-$H1/offset")
+	bad=$((ho + 2048))	# the array's second MiB, on $H1
+	echo "$bad 8" >"/sys/block/md0/md/dev-$H1/bad_blocks"
+	md_attr "dev-$H1/bad_blocks"
+	[ "$(md_attr "dev-$H1/bad_blocks")" = "$bad 8" ]
+	rd-random 4096 | dd of="/dev/$H1" bs=512 seek="$bad" oflag=direct conv=notrunc status=none
+	[ "$(md_sum)" = "$want" ]	# md reads it from $H2
+	run rdctl --restore --config "$CONF" --wait --timeout 300
+	echo "restore: $output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"warm start: copying md0"* ]]
+	[ "$(md_attr dev-rd0/state)" = in_sync ]
+	wait_idle
+	ro=$(md_attr dev-rd0/offset)
+	cmp <(dd if=/dev/rd0 bs=512 skip=$((ro + 2048)) count=8 iflag=direct status=none) \
+		<(dd if="/dev/$H2" bs=512 skip=$((ho + 2048)) count=8 iflag=direct status=none)
+	[ "$(md_sum)" = "$want" ]	# served by rd0
+}
+
 @test "a RAM member lost without a release (power cut): a warm start from the array's superblock, writes during the copy recovered" {
 	make_mirror
 	wait_clean

@@ -47,6 +47,21 @@ static int read_opt_int(const char *dir, const char *attr, int *out)
 	return 0;
 }
 
+static int read_opt_s64(const char *dir, const char *attr, int64_t *out)
+{
+	char *s;
+	uint64_t v;
+	int r = read_opt_str(dir, attr, &s);
+
+	*out = -1;
+	if (r < 0)
+		return r;
+	if (s && parse_u64(s, &v) && v <= INT64_MAX)
+		*out = (int64_t)v;
+	free(s);
+	return 0;
+}
+
 static bool has_flag(const char *list, const char *flag)
 {
 	size_t fl = strlen(flag);
@@ -73,6 +88,8 @@ static int read_member(const char *mddir, const char *entry, struct md_member *m
 	r = read_opt_str(dir, "state", &m->state);
 	if (r == 0)
 		r = read_opt_int(dir, "slot", &m->slot);
+	if (r == 0)
+		r = read_opt_s64(dir, "offset", &m->data_offset);
 	for (size_t i = 0; i < 2 && r == 0; i++) {
 		char *bb = NULL;
 

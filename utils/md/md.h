@@ -16,6 +16,7 @@ struct md_member {
 	bool write_mostly, in_sync, faulty, spare;
 	bool write_error;	/* md saw a write to it fail (state "write_error") */
 	int slot;		/* -1 when none or unknown */
+	int64_t data_offset;	/* sectors: where its copy of the array begins; -1 unknown */
 	struct md_ranges bad;	/* md's bad-block log (acknowledged or not) */
 };
 

@@ -2,6 +2,7 @@
 #include "mirror/warm_copy.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "lib/seams.h"
 #include "lib/util.h"
 #include "md/md.h"
+#include "md/md_ops.h"
 
 /*
  * Large reads: the block layer splits one into requests of the disks'
@@ -75,6 +77,9 @@ static void test_hold(const char *mdname, struct warmup *w)
 struct stream {
 	const char *mdname, *rd_name;
 	int md, rd;
+	int disk;		/* O_DIRECT descriptor of its member disk, or -1: reads md */
+	char *disk_name;	/* that disk's kernel name; NULL with no disk */
+	uint64_t disk_base;	/* bytes: the disk's data offset */
 	void *buf;
 	uint64_t from, to;	/* bytes of the array: this reader's stretch */
 	uint64_t base;		/* bytes: the RAM disk's data offset */
@@ -109,7 +114,20 @@ static void *stream_copy(void *arg)
 			pthread_mutex_unlock(&copy_lock);
 			continue;
 		}
-		r = warm_full_io(false, s->md, s->buf, n, pos);
+		r = -ENXIO;
+		if (s->disk >= 0) {
+			r = warm_full_io(false, s->disk, s->buf, n, s->disk_base + pos);
+			if (r < 0 && r != -EINTR) {
+				syslog(LOG_WARNING,
+				       "warm-up of %s: reading %s at byte %llu failed (%s): the rest of its stretch through /dev/%s",
+				       s->mdname, s->disk_name, (unsigned long long)(s->disk_base + pos), strerror(-r),
+				       s->mdname);
+				close(s->disk);
+				s->disk = -1;
+			}
+		}
+		if (s->disk < 0)
+			r = warm_full_io(false, s->md, s->buf, n, pos);
 		if (r < 0) {
 			syslog(LOG_ERR, "warm-up of %s: reading /dev/%s at byte %llu failed: %s", s->mdname,
 			       s->mdname, (unsigned long long)pos, strerror(-r));
@@ -137,21 +155,64 @@ static void *stream_copy(void *arg)
 
 /*
  * Readers for the copy: one a disk md reads from while the RAM member is
- * away (in sync, not write-mostly: spread_reads() ran). Two readers on one
- * disk would only make it seek between them.
+ * away (in sync, not write-mostly: spread_reads() ran), each reading its
+ * own disk (open_member()). Two readers on one disk would only make it
+ * seek between them. Fills names[] (malloc'd, NULL where the reader must
+ * read md) and offsets[] (bytes); returns how many readers, 1 at least.
  */
-static unsigned copy_streams(const char *mdname)
+static unsigned copy_streams(const char *mdname, char *names[MAX_STREAMS], uint64_t offsets[MAX_STREAMS])
 {
 	struct md_array a;
 	unsigned n = 0;
 
 	if (md_array_read(mdname, &a) < 0)
 		return 1;
-	for (size_t i = 0; i < a.nmembers; i++)
-		n += !a.members[i].is_ram && !a.members[i].faulty && a.members[i].in_sync &&
-		     !a.members[i].write_mostly;
+	for (size_t i = 0; i < a.nmembers && n < MAX_STREAMS; i++) {
+		const struct md_member *m = &a.members[i];
+
+		if (m->is_ram || m->faulty || !m->in_sync || m->write_mostly)
+			continue;
+		/*
+		 * A disk with a recorded bad block holds there what md must
+		 * not return (the write it missed, a read it could not mend):
+		 * md reads such ranges from another disk; this reader reads md.
+		 */
+		names[n] = m->data_offset >= 0 && m->bad.n == 0 ? xstrdup(m->name) : NULL;
+		offsets[n] = m->data_offset >= 0 ? (uint64_t)m->data_offset * 512 : 0;
+		n++;
+	}
 	md_array_clear(&a);
-	return n < 1 ? 1 : n > MAX_STREAMS ? MAX_STREAMS : n;
+	return n < 1 ? 1 : n;
+}
+
+/*
+ * A reader's own disk, read past md (md's read_balance() may put every
+ * reader on one disk). What it reads is what md would return, or is
+ * recovered after:
+ * - a chunk not written since the RAM member left: raid1 wrote it to
+ *   every member; a member that missed such a write is faulty, out of
+ *   sync, or has the range in its bad-block log (raid1's
+ *   handle_write_finished()), and copy_streams() reads none of those;
+ * - a chunk written since: the array is degraded throughout (the RAM
+ *   slot is missing), and md-bitmap.c's end of a write then marks the
+ *   chunk's bit NEEDED, never clean (bitmap_endwrite() in 6.12,
+ *   bitmap_end_write() in 7.x, on mddev->degraded; 6.1's
+ *   md_bitmap_endwrite() on raid1's R1BIO_Degraded, set for a write that
+ *   missed a slot), so md recovers it into the RAM disk once it is taken
+ *   back, whatever the copy read.
+ * A read error switches the reader to md. -1 (read md) when the disk
+ * cannot be opened.
+ */
+static int open_member(const char *mdname, const char *name)
+{
+	char *path = md_dev_path(name);
+	int fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+
+	if (fd < 0)
+		syslog(LOG_WARNING, "warm-up of %s: cannot open %s (%s): its reader reads /dev/%s", mdname, path,
+		       strerror(errno), mdname);
+	free(path);
+	return fd;
 }
 
 /*
@@ -165,11 +226,15 @@ int warm_copy(const char *mdname, const char *rd_name, int md, int rd, uint64_t 
 {
 	struct stream s[MAX_STREAMS] = { 0 };
 	pthread_t t[MAX_STREAMS];
-	unsigned n = copy_streams(mdname), started = 0;
+	char *names[MAX_STREAMS] = { NULL };
+	uint64_t offsets[MAX_STREAMS] = { 0 };
+	unsigned n = copy_streams(mdname, names, offsets), started = 0;
 	uint64_t stretch = w->total / n / COPY_CHUNK * COPY_CHUNK;
 	double last = mono_now();
 	int r = 0;
 
+	for (unsigned i = 0; i < MAX_STREAMS; i++)
+		s[i].disk = -1;
 	if (stretch == 0)
 		n = 1;
 	stopping = stop;
@@ -180,6 +245,8 @@ int warm_copy(const char *mdname, const char *rd_name, int md, int rd, uint64_t 
 	atomic_store(&copy_failed, false);
 	for (unsigned i = 0; i < n; i++) {
 		s[i] = (struct stream){ .mdname = mdname, .rd_name = rd_name, .md = md, .rd = rd, .base = base,
+					.disk = names[i] ? open_member(mdname, names[i]) : -1, .disk_name = names[i],
+					.disk_base = offsets[i],
 					.from = i * stretch, .to = i + 1 == n ? w->total : (i + 1) * stretch };
 		if (posix_memalign(&s[i].buf, 4096, COPY_CHUNK)) {
 			r = -ENOMEM;
@@ -227,8 +294,13 @@ int warm_copy(const char *mdname, const char *rd_name, int md, int rd, uint64_t 
 		if (s[i].err && (r == 0 || r == -EINTR))
 			r = s[i].err;
 	}
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
+		if (s[i].disk >= 0)
+			close(s[i].disk);
 		free(s[i].buf);
+	}
+	for (unsigned i = 0; i < MAX_STREAMS; i++)
+		free(names[i]);
 	w->done = atomic_load(&copy_done);
 	warm_state_write(mdname, w);
 	return r;

@@ -1,17 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Step 2 of the warm start (warmup.h): the array's data, read through
- * /dev/mdX, into the RAM disk's data area, by one reader a disk.
+ * Step 2 of the warm start (warmup.h): the array's data into the RAM
+ * disk's data area, by one reader a disk, each reading its own member
+ * past md (warm_copy.c says why that returns what md would).
  *
- * raid1's read_balance() keeps a sequential stream on the disk whose head
- * is at it, so one reader gets one disk's rate however many disks there
- * are. Readers at distant offsets usually take a disk each, but md picks
- * the disk, by head distance at each stream's first read: two readers can
- * start on one disk and stay there (seen on 6.1), which halves the copy's
- * rate; nothing here prevents it. The order
- * of the reads does not matter to what md recovers afterwards: every read
- * starts after the copy began, and md's bitmap holds a bit for every chunk
- * written since (the RAM slot is missing throughout).
+ * Through /dev/mdX, raid1's read_balance() would pick the disk by head
+ * distance at each stream's first read and keep a sequential stream there:
+ * two readers can start on one disk and stay there (seen on 6.1), which
+ * halves the copy's rate. The order of the reads does not matter to what
+ * md recovers afterwards: every read starts after the copy began, and md's
+ * bitmap holds a bit for every chunk written since (the RAM slot is
+ * missing throughout).
  */
 #ifndef RDCTL_WARM_COPY_H
 #define RDCTL_WARM_COPY_H
@@ -24,7 +23,8 @@
 #include "status/warm_state.h"
 
 /*
- * Copy w->total bytes of md (an O_DIRECT descriptor of /dev/mdname) to rd
+ * Copy w->total bytes of the array (md: an O_DIRECT descriptor of
+ * /dev/mdname, read where a member cannot be) to rd
  * (of /dev/rd_name) at byte base, updating w->done and mdname's state file
  * every second. Stops early once *stop is set (-EINTR). 0 or -errno. One
  * copy at a time in a process.
