@@ -101,6 +101,7 @@ void rd_store_discard(struct rd_device *rd, sector_t sector,
 int rd_store_prealloc(struct rd_device *rd, pgoff_t first, pgoff_t end);
 struct page *rd_store_alloc_page(gfp_t gfp);
 unsigned long rd_store_copy_mc(void *dst, const void *src, size_t len);
+void rd_store_report_mf(struct page *page);
 int rd_store_module_init(void);
 void rd_store_module_exit(void);
 void rd_store_flush_frees(void);

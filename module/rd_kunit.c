@@ -54,9 +54,22 @@ static unsigned long rd_kunit_copy_fails(void *dst, const void *src, size_t len)
 	return len;
 }
 
-void rd_kunit_fail_copies(struct kunit *test)
+/* The memory failures reported since rd_kunit_fail_copies(), as one test sees them. */
+static struct rd_kunit_reports rd_kunit_mf;
+
+static void rd_kunit_report_mf(struct page *page)
 {
+	rd_kunit_mf.calls++;
+	rd_kunit_mf.pfn = page_to_pfn(page);
+}
+
+const struct rd_kunit_reports *rd_kunit_fail_copies(struct kunit *test)
+{
+	rd_kunit_mf = (struct rd_kunit_reports){ 0 };
 	kunit_activate_static_stub(test, rd_store_copy_mc, rd_kunit_copy_fails);
+	/* until the test ends: the pages are not bad, memory_failure() must not take them */
+	kunit_activate_static_stub(test, rd_store_report_mf, rd_kunit_report_mf);
+	return &rd_kunit_mf;
 }
 
 void rd_kunit_mend_copies(struct kunit *test)

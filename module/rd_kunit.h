@@ -27,11 +27,19 @@ int *rd_kunit_fail_allocs_after(struct kunit *test, int ok);
 /* The gfp flags of the last allocation rd_kunit_fail_allocs_after() saw. */
 gfp_t rd_kunit_last_gfp(void);
 
+/* What rd_store_report_mf() was asked in a test. */
+struct rd_kunit_reports {
+	int calls;
+	unsigned long pfn;	/* of the last call */
+};
+
 /*
  * Until rd_kunit_mend_copies() or the test's end, every copy out of a
- * store page in this test's thread fails as a machine check would.
+ * store page in this test's thread fails as a machine check would. Until
+ * the test's end, memory failures the store reports are counted in what
+ * it returns, not sent to memory_failure().
  */
-void rd_kunit_fail_copies(struct kunit *test);
+const struct rd_kunit_reports *rd_kunit_fail_copies(struct kunit *test);
 void rd_kunit_mend_copies(struct kunit *test);
 
 #endif /* RD_KUNIT_H */

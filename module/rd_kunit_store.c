@@ -450,6 +450,33 @@ static void rd_kunit_machine_check_fails_reads(struct kunit *test)
 }
 
 /*
+ * A copy that meets a machine check tells memory_failure() of that page
+ * (as copy_mc_highpage() does), once: a later read fails on rd's mark
+ * without copying.
+ */
+static void rd_kunit_machine_check_is_reported(struct kunit *test)
+{
+	const struct rd_kunit_reports *mf;
+	struct page *page;
+
+	rd_kunit_write(test, 0, PAGE_SIZE);
+	rd_kunit_write(test, PAGE_SIZE, PAGE_SIZE);
+	page = rd_kunit_store_page(test, 1);
+	mf = rd_kunit_fail_copies(test);
+	KUNIT_EXPECT_EQ(test, rd_kunit_read_status(test, PAGE_SIZE, SECTOR_SIZE),
+			-EIO);
+	KUNIT_EXPECT_EQ(test, mf->calls, 1);
+	KUNIT_EXPECT_EQ(test, mf->pfn, page_to_pfn(page));
+	KUNIT_EXPECT_EQ(test, rd_kunit_read_status(test, PAGE_SIZE + SECTOR_SIZE,
+						   SECTOR_SIZE), -EIO);
+	rd_kunit_mend_copies(test);
+	KUNIT_EXPECT_EQ(test, rd_kunit_read_status(test, PAGE_SIZE, PAGE_SIZE),
+			-EIO);
+	KUNIT_EXPECT_EQ(test, mf->calls, 1);
+	rd_kunit_expect(test, 0, PAGE_SIZE, true);
+}
+
+/*
  * A write over a broken page puts the data in a new page; the broken one
  * is not freed (its reference stays), and the page count does not change.
  */
@@ -608,6 +635,7 @@ static struct kunit_case rd_kunit_store_cases[] = {
 	KUNIT_CASE(rd_kunit_pages_may_be_highmem),
 	KUNIT_CASE(rd_kunit_reserved_entry_is_hole),
 	KUNIT_CASE(rd_kunit_machine_check_fails_reads),
+	KUNIT_CASE(rd_kunit_machine_check_is_reported),
 	KUNIT_CASE(rd_kunit_write_replaces_broken_page),
 	KUNIT_CASE(rd_kunit_partial_rewrite),
 	KUNIT_CASE(rd_kunit_write_zeroes_replaces_broken_page),

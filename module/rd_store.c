@@ -59,6 +59,22 @@ unsigned long rd_store_copy_mc(void *dst, const void *src, size_t len)
 }
 EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_copy_mc);
 
+/*
+ * A copy met a machine check in @page: memory_failure() is told, from a
+ * workqueue, as the kernel's own copy_mc_highpage() tells it (a poison
+ * that copy_mc_to_kernel() consumed is queued by nobody else): it flags
+ * the page hwpoisoned, counts it in HardwareCorrupted and reports it to
+ * rasdaemon, and a kdump then skips the page. The page stays rd's, which
+ * never frees a broken page. The tests stub it: a copy they fail is not
+ * bad memory.
+ */
+void rd_store_report_mf(struct page *page)
+{
+	RD_STUB_REDIRECT(rd_store_report_mf, page);
+	memory_failure_queue(page_to_pfn(page), 0);
+}
+EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_report_mf);
+
 static bool rd_page_broken(struct page *page)
 {
 	return PageHWPoison(page) || (READ_ONCE(page->private) & RD_PAGE_BROKEN);
@@ -280,16 +296,20 @@ static struct page *rd_store_lookup(struct rd_device *rd, pgoff_t idx)
 /*
  * A read met a broken page: mark it (the mark outlives the machine
  * check that found it, if memory_failure() has not flagged it yet),
- * count it once and say where.
+ * count it once and say where. Returns whether this read found it first.
  */
-static void rd_store_read_failed(struct rd_device *rd, struct page *page,
+static bool rd_store_read_failed(struct rd_device *rd, struct page *page,
 				 sector_t sector)
 {
+	bool first;
+
 	rd_store_mark(rd);
-	if (!test_and_set_bit(RD_PAGE_BROKEN_BIT, &page->private))
+	first = !test_and_set_bit(RD_PAGE_BROKEN_BIT, &page->private);
+	if (first)
 		atomic_long_inc(&rd->bad_pages);
 	pr_err_ratelimited("rd%d: memory error at sector %llu, read failed\n",
 			   rd->index, (unsigned long long)sector);
+	return first;
 }
 
 /*
@@ -326,8 +346,12 @@ copy:
 	left = rd_store_copy_mc(to + dst_off, from + off, len);
 	kunmap_local(to);
 	kunmap_local(from);
-	if (unlikely(left))
-		goto failed;
+	if (unlikely(left)) {
+		/* once a page: a later read fails on the mark, copying nothing */
+		if (rd_store_read_failed(rd, page, sector) && !PageHWPoison(page))
+			rd_store_report_mf(page);
+		return -EIO;
+	}
 done:
 	flush_dcache_page(dst);
 	return 0;
