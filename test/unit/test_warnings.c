@@ -203,15 +203,39 @@ void test_warnings(void)
 	warnings_free(&w);
 
 	/* write-behind: md acknowledges writes before the disks have them */
+	setenv("RDCTL_KERNEL_RELEASE", "6.1.0-56-amd64", 1);
 	m[0] = mem(s_rd0, true, s_in_sync);
 	a = arr(m, 3, s_idle, 0);
 	a.write_behind = 256;
 	warnings_compute(&a, 1, NULL, 0, &mi, &w);
 	CHECK_U64(w.n, 1);
 	x = find(&w, "write_behind");
-	CHECK(x != NULL && strstr(x->message, "up to 256 writes") != NULL &&
+	CHECK(x != NULL && x->severity == SEV_WARNING && strstr(x->message, "up to 256 writes") != NULL &&
 	      strstr(x->message, "echo 0 > /sys/block/md0/md/bitmap/backlog") != NULL);
 	warnings_free(&w);
+	/* and on a kernel whose md sends write-behind writes as reads (93dec51e716d): CRITICAL */
+	for (size_t i = 0; i < 6; i++) {
+		static const char *const bad[] = { "6.14.2", "6.15.7-arch1", "6.16.0-rc1", "6.16.5-amd64", "6.17.0-rc4",
+						   "6.15.0" };
+
+		setenv("RDCTL_KERNEL_RELEASE", bad[i], 1);
+		warnings_compute(&a, 1, NULL, 0, &mi, &w);
+		x = find(&w, "write_behind");
+		CHECK(x != NULL && x->severity == SEV_CRITICAL && strstr(x->message, "93dec51e716d") != NULL &&
+		      strstr(x->message, "echo 0 > /sys/block/md0/md/bitmap/backlog") != NULL);
+		warnings_free(&w);
+	}
+	for (size_t i = 0; i < 6; i++) {
+		static const char *const good[] = { "6.14.1", "6.14.0-rc7", "6.16.6", "6.17.0-rc5", "6.12.117+deb12-amd64",
+						    "7.2.13" };
+
+		setenv("RDCTL_KERNEL_RELEASE", good[i], 1);
+		warnings_compute(&a, 1, NULL, 0, &mi, &w);
+		x = find(&w, "write_behind");
+		CHECK(x != NULL && x->severity == SEV_WARNING);
+		warnings_free(&w);
+	}
+	unsetenv("RDCTL_KERNEL_RELEASE");
 
 	/* a check does not count as a resync */
 	m[0] = mem(s_rd0, true, s_in_sync);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "status/kernel_bugs.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,28 +48,68 @@ static const char nowait_lost_text[] =
 static const char nowait_error_text[] =
 	"md/raid1 in Linux 6.14.2 to 6.14.11, 6.15-rc1 to 6.15.2 and 6.6.136 and later 6.6 releases takes a member's refused non-blocking (NOWAIT) write for a write error: the RAM member, which refuses one when it has no page ready, can be failed out of the array (fixed by 5fa31c499281 in 6.15.7 and 6.16)";
 
-const char *kernel_md_bug(const char *rel)
+/*
+ * 93dec51e716d "md/raid1: fix data lost for writemostly rdev" (v6.17-rc5;
+ * 6.16.6): with write-behind on, alloc_behind_master_bio() made the bio
+ * for a write-mostly member with no operation, so the clone sent to the
+ * disk went out as a read and the write never reached it. It came with
+ * e879a0d9cb08 (v6.15-rc1, 6.14.2); 6.12.46 and 6.6.136 took the fix with
+ * it. rdctl turns write-behind off (--create, --convert), so this is a
+ * --status finding for an array that has it on again, not a refusal.
+ */
+static const char write_behind_text[] =
+	"md/raid1 in Linux 6.14.2 to 6.14.11, 6.15, 6.16 to 6.16.5 and 6.17-rc1 to rc4 sends a write-behind write to a write-mostly disk as a read: the disks never get the data (data loss, fixed by 93dec51e716d in 6.16.6 and 6.17)";
+
+struct kernel_rel {
+	unsigned maj, min, patch, rc;
+};
+
+/* rel as uname -r prints it; NULL: $RDCTL_KERNEL_RELEASE (tests), else uname. */
+static bool kernel_rel_parse(const char *rel, struct kernel_rel *k)
 {
 	struct utsname u;
-	unsigned maj, min, patch = 0, rc = 0;
 	int pos = 0;
 
+	*k = (struct kernel_rel){ 0 };
 	if (!rel)
 		rel = seam("RDCTL_KERNEL_RELEASE");	/* the tests' stand-in kernel */
 	if (!rel || !*rel) {
 		if (uname(&u) < 0)
-			return NULL;
+			return false;
 		rel = u.release;
 	}
-	if (sscanf(rel, "%u.%u%n", &maj, &min, &pos) != 2)
-		return NULL;
+	if (sscanf(rel, "%u.%u%n", &k->maj, &k->min, &pos) != 2)
+		return false;
 	rel += pos;
-	if (rel[0] == '.' && sscanf(rel, ".%u%n", &patch, &pos) == 1)
+	if (rel[0] == '.' && sscanf(rel, ".%u%n", &k->patch, &pos) == 1)
 		rel += pos;
 	if (!strncmp(rel, "-rc", 3))
-		rc = (unsigned)strtoul(rel + 3, NULL, 10);
-	if (maj != 6)
+		k->rc = (unsigned)strtoul(rel + 3, NULL, 10);
+	return true;
+}
+
+const char *kernel_md_write_behind_bug(const char *rel)
+{
+	struct kernel_rel k;
+
+	if (!kernel_rel_parse(rel, &k) || k.maj != 6)
 		return NULL;
+	if ((k.min == 14 && k.rc == 0 && k.patch >= 2) || k.min == 15 ||
+	    (k.min == 16 && (k.rc > 0 || k.patch <= 5)) || (k.min == 17 && k.rc > 0 && k.rc < 5))
+		return write_behind_text;
+	return NULL;
+}
+
+const char *kernel_md_bug(const char *rel)
+{
+	struct kernel_rel k;
+	unsigned min, patch, rc;
+
+	if (!kernel_rel_parse(rel, &k) || k.maj != 6)
+		return NULL;
+	min = k.min;
+	patch = k.patch;
+	rc = k.rc;
 	if (min == 9 || (min == 10 && patch < 7) || (min == 11 && rc > 0 && rc < 4))
 		return recovery_read_text;
 	if ((min == 15 && rc == 0 && patch >= 3 && patch <= 6) ||

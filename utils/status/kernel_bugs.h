@@ -14,4 +14,11 @@
  */
 const char *kernel_md_bug(const char *rel);
 
+/*
+ * The known md bug that loses writes with write-behind on, of kernel
+ * release rel (as kernel_md_bug()), or NULL. Not a refusal: rdctl turns
+ * write-behind off; --status flags an array that has it on.
+ */
+const char *kernel_md_write_behind_bug(const char *rel);
+
 #endif
