@@ -135,6 +135,7 @@ DEPMOD ?= depmod
 DKMS ?= dkms
 
 DOCDIR ?= $(PREFIX)/share/doc/rdmirror
+DOCS := $(wildcard docs/*.md docs/*.png)
 # The example that becomes /etc/rdmirror.conf when there is none.
 CONF_EXAMPLE := $(firstword $(wildcard utils/rdmirror.conf.example scripts/rdmirror.conf))
 
@@ -149,9 +150,13 @@ INSTALL_DIRS := DESTDIR="$(DESTDIR)" SBINDIR="$(SBINDIR)" MANDIR="$(MANDIR)" \
 install: install-utils install-config
 
 # rdctl, its man page and bash completion, rdmirror-restore.service and
-# rdmirror-boot (both pointed at $(SBINDIR)/rdctl), rdmirror.conf.example.
+# rdmirror-boot (both pointed at $(SBINDIR)/rdctl), rdmirror.conf.example;
+# docs/ (its .md and the images they show) in $(DOCDIR)/docs, where the
+# README's links find them.
 install-utils:
 	$(MAKE) -C utils install $(INSTALL_DIRS)
+	install -d "$(DESTDIR)$(DOCDIR)/docs"
+	install -m 0644 $(DOCS) "$(DESTDIR)$(DOCDIR)/docs/"
 
 # /etc/rdmirror.conf from the example, only when there is none.
 install-config:
@@ -193,7 +198,8 @@ ifeq ($(DESTDIR),)
 		systemctl disable rdmirror-restore.service
 endif
 	-$(MAKE) -C utils uninstall $(INSTALL_DIRS)
-	-rmdir "$(DESTDIR)$(DOCDIR)" 2>/dev/null
+	-rm -f $(addprefix "$(DESTDIR)$(DOCDIR)/,$(addsuffix ",$(DOCS)))
+	-rmdir "$(DESTDIR)$(DOCDIR)/docs" "$(DESTDIR)$(DOCDIR)" 2>/dev/null
 	@conf="$(DESTDIR)$(SYSCONFDIR)/rdmirror.conf"; \
 	if [ -e "$$conf" ]; then \
 		if [ -n "$(CONF_EXAMPLE)" ] && cmp -s "$$conf" "$(CONF_EXAMPLE)"; then \
@@ -239,7 +245,8 @@ deb:
 	install -d "$(DEB_SRC)/module/uapi"
 	cp -r debian utils scripts "$(DEB_SRC)/"
 	cp VERSION dkms.conf Makefile README.md "$(DEB_SRC)/"
-	install -D -m 0644 docs/NEWS.md "$(DEB_SRC)/docs/NEWS.md"
+	install -d "$(DEB_SRC)/docs"
+	cp $(DOCS) "$(DEB_SRC)/docs/"
 	for f in $(MODULE_SRCS); do cp "$$f" "$(DEB_SRC)/$$f"; done
 	find "$(DEB_SRC)/utils" -name "*.o" -delete
 	rm -f "$(DEB_SRC)/utils/rdctl"
@@ -257,7 +264,7 @@ deb:
 # database is empty; the headers and libraries are Debian's.
 RPM_DIR := build/rpm
 RPM_DATE ?= $(shell LC_ALL=C date -u '+%a %b %d %Y' -d @$$(git log -1 --format=%ct 2>/dev/null || date +%s))
-RPM_FILES := Makefile VERSION dkms.conf README.md docs/NEWS.md debian/copyright rpm scripts \
+RPM_FILES := Makefile VERSION dkms.conf README.md $(DOCS) debian/copyright rpm scripts \
 	$(filter-out %.o utils/rdctl $(patsubst %/,%,$(wildcard utils/*/)),$(wildcard utils/* utils/*/*)) \
 	$(MODULE_SRCS)
 

@@ -42,6 +42,24 @@ finish() {
 	[ "$FAILED" -eq 0 ]
 }
 
+# readme_doc_files DOCDIR: the files a package must hold in DOCDIR for the
+# README's links to work there: README.md, every docs/X.md it links to, and
+# every docs/*.md with what they link to (each other, images), one a line,
+# uncompressed.
+readme_doc_files() {
+	local top f
+	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	{
+		echo README.md
+		grep -o '](docs/[^)#]*' "$top/README.md" | sed 's/^](//'
+		for f in "$top"/docs/*.md; do
+			echo "docs/${f##*/}"
+			# (relative links: not a scheme, not an anchor alone)
+			grep -o '](\([^):#]*\)' "$f" | sed 's/^](//; s/)$//; s/#.*//' | grep . | sed 's|^|docs/|' || true
+		done
+	} | sort -u | sed "s|^|$1/|"
+}
+
 # stage_module DIR: a private copy of the module sources (and VERSION, which
 # module/Kbuild reads) in DIR, so checks never race builds in the work tree.
 stage_module() {
