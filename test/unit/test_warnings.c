@@ -307,6 +307,25 @@ void test_warnings(void)
 		CHECK(find(&w, "ram_memory_error") == NULL);
 		warnings_free(&w);
 		d.memory_errors = d.replaced_pages = 0;
+
+		/* a RAM member whose reads are not counted (queue/iostats 0): OK, with the fix */
+		d.holders = holders;
+		d.nholders = 1;
+		d.io_uncounted = true;
+		warnings_compute(NULL, 0, &d, 1, &nomi, &w);
+		CHECK_U64(w.n, 1);
+		x = find(&w, "ram_reads_uncounted");
+		CHECK(x != NULL && x->severity == SEV_OK && !strcmp(x->array, "md0") && !strcmp(x->device, "rd0") &&
+		      strstr(x->message, "echo 1 > /sys/block/rd0/queue/iostats") != NULL);
+		CHECK(warnings_worst(&w) == SEV_OK);
+		warnings_free(&w);
+		/* a bare disk's statistics are no one's concern */
+		d.holders = NULL;
+		d.nholders = 0;
+		warnings_compute(NULL, 0, &d, 1, &nomi, &w);
+		CHECK(find(&w, "ram_reads_uncounted") == NULL);
+		warnings_free(&w);
+		d.io_uncounted = false;
 	}
 	warnings_compute(NULL, 0, &d, 1, &nomi, &w);
 	CHECK_U64(w.n, 0);

@@ -166,6 +166,14 @@ int rd_disk_read(unsigned index, struct rd_disk *d)
 	    (r = read_count(dir, "replaced_pages", &d->replaced_pages)) < 0)
 		goto fail;
 
+	path = xasprintf("%s/queue/iostats", dir);
+	r = read_u64_file(path, &v);
+	free(path);
+	if (r == 0)
+		d->io_uncounted = v == 0;
+	else if (r != -ENOENT)
+		goto fail;
+
 	r = read_devnum(dir, d);
 	if (r < 0 && r != -ENOENT)
 		goto fail;

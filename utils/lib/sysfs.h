@@ -19,6 +19,8 @@ struct rd_disk {
 	 * pages found broken, and those a write has replaced since.
 	 */
 	int64_t memory_errors, replaced_pages;
+	/* queue/iostats reads 0: its reads and writes are not counted */
+	bool io_uncounted;
 	bool has_devnum;
 	unsigned major, minor;
 	char **holders;		/* names in /sys/block/rdN/holders/, sorted */

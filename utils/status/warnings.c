@@ -210,6 +210,24 @@ static void array_warnings(const struct md_array *a, struct warnings *w)
  * nothing is lost; but RAM that fails once fails again, and the admin
  * should know, and can copy the whole member afresh into new pages.
  */
+/*
+ * A RAM member whose reads the kernel does not count: rd keeps no I/O
+ * statistics unless asked, and rdctl asks when it attaches a member; a
+ * member attached another way (mdadm by hand, an rdctl before 0.2.0)
+ * reads 0 in /sys/block/rdN/stat, and so does the share of reads RAM
+ * serves. Not a fault of the mirror: OK, with the fix.
+ */
+static void uncounted_warning(const struct rd_disk *d, struct warnings *w)
+{
+	const char *md = d->nholders ? d->holders[0] : NULL;
+
+	if (!md || !d->io_uncounted)
+		return;
+	warnings_add(w, SEV_OK, "ram_reads_uncounted", md, d->name,
+		     xasprintf("%s: RAM member %s keeps no I/O statistics, so the reads it serves are not counted (rdmirror_mirror_reads_total{kind=\"ram\"} and the RAM read share stay 0); fix: echo 1 > /sys/block/%s/queue/iostats",
+			       md, d->name, d->name));
+}
+
 static void memory_error_warning(const struct rd_disk *d, struct warnings *w)
 {
 	const char *md = d->nholders ? d->holders[0] : NULL;
@@ -243,8 +261,10 @@ void warnings_compute(const struct md_array *arrays, size_t narrays,
 				       bug));
 	for (size_t i = 0; i < narrays; i++)
 		array_warnings(&arrays[i], w);
-	for (size_t i = 0; i < ndisks; i++)
+	for (size_t i = 0; i < ndisks; i++) {
 		memory_error_warning(&disks[i], w);
+		uncounted_warning(&disks[i], w);
+	}
 	if (!mi->has_available)
 		return;
 	for (size_t i = 0; i < ndisks; i++) {

@@ -42,6 +42,9 @@ struct warnings {
  *     ram_not_in_sync    the RAM member is rebuilding (faulty: WARNING)
  *     degraded           degraded by the RAM slot only (beyond it: WARNING,
  *                        a persistent member is missing)
+ *   OK, always:
+ *     ram_reads_uncounted  a RAM member keeps no I/O statistics (its reads,
+ *                        and so the RAM read share, count 0)
  *   WARNING:
  *     not_write_mostly   a persistent member is not write-mostly
  *     one_persistent     only one persistent member
