@@ -53,6 +53,7 @@ struct warnings {
  *     want_replacement   a persistent member had write errors (md will replace it)
  *     ram_write_error    the RAM member failed a write and md kept it (bad blocks)
  *     write_behind       md acknowledges writes before the disks have them
+ *                        (CRITICAL on a kernel whose md loses such writes)
  *     bad_blocks         a member has recorded bad blocks (one per member)
  *     ram_slot_low       the RAM member's slot is below a persistent member's:
  *                        md's repair would copy RAM over the disks
