@@ -32,7 +32,8 @@ static int read_opt_str(const char *dir, const char *attr, char **out)
 	return r;
 }
 
-static int read_opt_int(const char *dir, const char *attr, int *out)
+/* An optional number attribute, at most max: -1 when absent, unparsable or above max. */
+static int read_opt_num(const char *dir, const char *attr, uint64_t max, int64_t *out)
 {
 	char *s;
 	uint64_t v;
@@ -41,25 +42,19 @@ static int read_opt_int(const char *dir, const char *attr, int *out)
 	*out = -1;
 	if (r < 0)
 		return r;
-	if (s && parse_u64(s, &v) && v <= INT32_MAX)
-		*out = (int)v;
+	if (s && parse_u64(s, &v) && v <= max)
+		*out = (int64_t)v;
 	free(s);
 	return 0;
 }
 
-static int read_opt_s64(const char *dir, const char *attr, int64_t *out)
+static int read_opt_int(const char *dir, const char *attr, int *out)
 {
-	char *s;
-	uint64_t v;
-	int r = read_opt_str(dir, attr, &s);
+	int64_t v;
+	int r = read_opt_num(dir, attr, INT32_MAX, &v);
 
-	*out = -1;
-	if (r < 0)
-		return r;
-	if (s && parse_u64(s, &v) && v <= INT64_MAX)
-		*out = (int64_t)v;
-	free(s);
-	return 0;
+	*out = (int)v;
+	return r;
 }
 
 static bool has_flag(const char *list, const char *flag)
@@ -89,7 +84,7 @@ static int read_member(const char *mddir, const char *entry, struct md_member *m
 	if (r == 0)
 		r = read_opt_int(dir, "slot", &m->slot);
 	if (r == 0)
-		r = read_opt_s64(dir, "offset", &m->data_offset);
+		r = read_opt_num(dir, "offset", INT64_MAX, &m->data_offset);
 	for (size_t i = 0; i < 2 && r == 0; i++) {
 		char *bb = NULL;
 

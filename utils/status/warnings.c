@@ -112,6 +112,7 @@ static void array_warnings(const struct md_array *a, struct warnings *w)
 	const struct md_member *ram = ram_member(a);
 	bool warm = warming_up(a, ram);
 	size_t persistent = 0;
+	const char *wb_bug;
 	int beyond;
 
 	for (size_t i = 0; i < a->nmembers; i++) {
@@ -168,10 +169,11 @@ static void array_warnings(const struct md_array *a, struct warnings *w)
 	 * member (RAM) has it, and a flush does not wait for the disks
 	 * (the crash-consistency test showed fsynced files lost with it).
 	 */
-	if (a->write_behind > 0 && kernel_md_write_behind_bug(NULL))
+	wb_bug = a->write_behind > 0 ? kernel_md_write_behind_bug(NULL) : NULL;
+	if (wb_bug)
 		warnings_add(w, SEV_CRITICAL, "write_behind", a->name, NULL,
 			     xasprintf("%s has write-behind on (up to %d writes), and on this kernel %s. Turn it off now: echo 0 > /sys/block/%s/md/bitmap/backlog; RAM may hold the only copy of recent writes: do not reboot, release or revert before each disk is rewritten from it (docs/RUNBOOKS.md, \"Write-behind on a kernel that loses its writes\")",
-				       a->name, a->write_behind, kernel_md_write_behind_bug(NULL), a->name));
+				       a->name, a->write_behind, wb_bug, a->name));
 	else if (a->write_behind > 0)
 		warnings_add(w, SEV_WARNING, "write_behind", a->name, NULL,
 			     xasprintf("%s has write-behind on (up to %d writes): md acknowledges a write once RAM has it, before the disks do, so a power cut can lose writes that fsync reported done; turn it off: echo 0 > /sys/block/%s/md/bitmap/backlog",
