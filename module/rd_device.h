@@ -79,6 +79,8 @@ struct rd_device {
 #define RD_DISCARD_KEEP_PAGES	BIT(0)	/* zero whole pages, do not free them */
 #define RD_DISCARD_QUIESCED	BIT(1)	/* no I/O can run: free without RCU */
 #define RD_DISCARD_MAY_SLEEP	BIT(2)
+/* The most a NOWAIT discard does in its submitter (1 MiB of 4 KiB pages). */
+#define RD_NOWAIT_DISCARD_PAGES	256
 
 void rd_store_init(struct rd_device *rd);
 void rd_store_destroy(struct rd_device *rd);
@@ -96,8 +98,8 @@ int rd_store_read_bio(struct rd_device *rd, struct bio *bio,
 		      unsigned int batch);
 int rd_store_write(struct rd_device *rd, sector_t sector, struct page *src,
 		   unsigned int src_off, unsigned int len, gfp_t gfp);
-void rd_store_discard(struct rd_device *rd, sector_t sector,
-		      sector_t nr_sects, unsigned int flags);
+int rd_store_discard(struct rd_device *rd, sector_t sector,
+		     sector_t nr_sects, unsigned int flags);
 int rd_store_prealloc(struct rd_device *rd, pgoff_t first, pgoff_t end);
 struct page *rd_store_alloc_page(gfp_t gfp);
 unsigned long rd_store_copy_mc(void *dst, const void *src, size_t len);

@@ -304,10 +304,12 @@ int rd_disk_resize(u32 index, u64 size)
 		/*
 		 * No I/O reaches past the new end any more: free the cut
 		 * pages without RCU, and with open_mutex free for openers
-		 * (udev's, after the resize event) meanwhile.
+		 * (udev's, after the resize event) meanwhile. (A broken
+		 * partial page past the end that could not be zeroed reads
+		 * as an error if a grow brings it back: no error here.)
 		 */
-		rd_store_discard(rd, new, old - new,
-				 RD_DISCARD_QUIESCED | RD_DISCARD_MAY_SLEEP);
+		(void)rd_store_discard(rd, new, old - new,
+				       RD_DISCARD_QUIESCED | RD_DISCARD_MAY_SLEEP);
 	}
 out_unlock:
 	mutex_unlock(&rd_ctl_mutex);
@@ -333,7 +335,12 @@ int rd_disk_free_pages(u32 index)
 		 * for seconds: rd->emptying keeps every opener out instead, so
 		 * no I/O runs until the disk is empty.
 		 */
-		rd_store_discard(rd, 0, get_capacity(rd->disk), flags);
+		err = rd_store_discard(rd, 0, get_capacity(rd->disk), flags);
+		/*
+		 * The memory is back before the caller hears "done": a
+		 * preallocating add right after a flush counts on it.
+		 */
+		rd_store_flush_frees();
 		mutex_lock(&rd->disk->open_mutex);
 		rd->emptying = false;
 		mutex_unlock(&rd->disk->open_mutex);

@@ -67,13 +67,37 @@ static blk_status_t rd_do_write(struct rd_device *rd, struct bio *bio)
 	return BLK_STS_OK;
 }
 
+/*
+ * Discard and write-zeroes: whole pages freed or zeroed, partial ones
+ * zeroed. A NOWAIT bio (io_uring's, first try) must not do unbounded
+ * work in its submitter: longer than RD_NOWAIT_DISCARD_PAGES it is
+ * turned back untouched, and io_uring sends it again from a worker
+ * without NOWAIT. An error means some of the range may not read as
+ * zeroes (a broken page that could not be replaced).
+ */
+static blk_status_t rd_do_discard(struct rd_device *rd, struct bio *bio)
+{
+	bool nowait = bio->bi_opf & REQ_NOWAIT;
+	unsigned int flags = 0;
+
+	if (nowait && bio_sectors(bio) > RD_NOWAIT_DISCARD_PAGES * RD_PAGE_SECTORS)
+		return BLK_STS_AGAIN;
+	/* A preallocated disk keeps its pages: resync must not fail later. */
+	if (rd->prealloc || (bio->bi_opf & REQ_NOUNMAP))
+		flags |= RD_DISCARD_KEEP_PAGES;
+	if (!nowait)
+		flags |= RD_DISCARD_MAY_SLEEP;
+	if (rd_store_discard(rd, bio->bi_iter.bi_sector, bio_sectors(bio), flags))
+		return nowait ? BLK_STS_AGAIN : BLK_STS_IOERR;
+	return BLK_STS_OK;
+}
+
 void rd_submit_bio(struct bio *bio)
 {
 	struct gendisk *disk = bio->bi_bdev->bd_disk;
 	struct rd_device *rd = disk->private_data;
 	bool acct = blk_queue_io_stat(disk->queue);
 	unsigned long start = 0;
-	unsigned int flags;
 
 	if (acct)
 		start = bio_start_io_acct(bio);
@@ -87,14 +111,7 @@ void rd_submit_bio(struct bio *bio)
 		break;
 	case REQ_OP_DISCARD:
 	case REQ_OP_WRITE_ZEROES:
-		/* A preallocated disk keeps its pages: resync must not fail later. */
-		flags = 0;
-		if (rd->prealloc || (bio->bi_opf & REQ_NOUNMAP))
-			flags |= RD_DISCARD_KEEP_PAGES;
-		if (!(bio->bi_opf & REQ_NOWAIT))
-			flags |= RD_DISCARD_MAY_SLEEP;
-		rd_store_discard(rd, bio->bi_iter.bi_sector, bio_sectors(bio),
-				 flags);
+		bio->bi_status = rd_do_discard(rd, bio);
 		break;
 	default:
 		bio->bi_status = BLK_STS_NOTSUPP;

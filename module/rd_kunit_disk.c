@@ -442,15 +442,35 @@ static void rd_kunit_disk_resize(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rd_kunit_pages(file), 12UL);
 }
 
+/*
+ * Freeing a disk's pages (rdctl --flush) empties it, and its memory is
+ * back in the allocator when the call returns: a preallocating add right
+ * after it may count on that memory.
+ */
 static void rd_kunit_disk_free_pages(struct kunit *test)
 {
 	u32 index = rd_kunit_add(test, 64 * SZ_1K, 0);
 	struct file *file = rd_kunit_open(test, index);
+	struct rd_device *rd = rd_kunit_rd(file);
+	struct page *pages[5];
+	unsigned int i, still = 0;
 
 	rd_kunit_write_pages(test, file, 3, 5);
 	KUNIT_EXPECT_EQ(test, rd_kunit_pages(file), 5UL);
+	/* A reference of the test's own: rd's free leaves the count at 1. */
+	for (i = 0; i < ARRAY_SIZE(pages); i++) {
+		pages[i] = xa_load(&rd->pages, 3 + i);
+		KUNIT_ASSERT_NOT_NULL(test, pages[i]);
+		get_page(pages[i]);
+	}
 	rd_kunit_close(test, file);
 	KUNIT_EXPECT_EQ(test, rd_kunit_when_closed(rd_disk_free_pages, index), 0);
+	for (i = 0; i < ARRAY_SIZE(pages); i++) {
+		if (page_ref_count(pages[i]) != 1)
+			still++;
+		put_page(pages[i]);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, still, 0U, "pages not yet freed when the flush returned");
 	file = rd_kunit_open(test, index);
 	KUNIT_EXPECT_EQ(test, rd_kunit_pages(file), 0UL);
 	KUNIT_EXPECT_EQ(test, get_capacity(file_bdev(file)->bd_disk), 128ULL);
@@ -512,6 +532,47 @@ static void rd_kunit_disk_prealloc_grow_failure(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, get_capacity(file_bdev(file)->bd_disk), 128ULL);
 	KUNIT_EXPECT_EQ(test, rd_kunit_pages(file), 16UL);
 	rd_kunit_expect_pages(test, file, 0, 16, true);
+}
+
+/* A discard bio of @nr pages from page @idx; its status as an errno. */
+static int rd_kunit_discard(struct file *file, pgoff_t idx, unsigned int nr,
+			    blk_opf_t flags)
+{
+	struct bio *bio;
+	int err;
+
+	bio = bio_alloc(file_bdev(file), 0, REQ_OP_DISCARD | flags, GFP_KERNEL);
+	if (!bio)
+		return -ENOMEM;
+	bio->bi_iter.bi_sector = (sector_t)idx << RD_PAGE_SECTORS_SHIFT;
+	bio->bi_iter.bi_size = nr * PAGE_SIZE;
+	err = submit_bio_wait(bio);
+	bio_put(bio);
+	return err;
+}
+
+/*
+ * A NOWAIT discard (io_uring's first try) longer than rd does in its
+ * submitter is turned back with EAGAIN, untouched, for io_uring to send
+ * again from a worker; a short one, or one that may block, is done.
+ */
+static void rd_kunit_disk_nowait_discard_bounded(struct kunit *test)
+{
+	unsigned int nr = 2 * RD_NOWAIT_DISCARD_PAGES;
+	u32 index = rd_kunit_add(test, (u64)nr * PAGE_SIZE, 0);
+	struct file *file = rd_kunit_open(test, index);
+
+	rd_kunit_write_pages(test, file, 0, 4);
+	rd_kunit_write_pages(test, file, nr - 1, 1);
+	KUNIT_EXPECT_EQ(test, rd_kunit_discard(file, 0, RD_NOWAIT_DISCARD_PAGES + 1,
+					       REQ_NOWAIT), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(file), 5UL);
+	rd_kunit_expect_pages(test, file, 0, 4, true);
+	KUNIT_EXPECT_EQ(test, rd_kunit_discard(file, 0, RD_NOWAIT_DISCARD_PAGES,
+					       REQ_NOWAIT), 0);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(file), 1UL);
+	KUNIT_EXPECT_EQ(test, rd_kunit_discard(file, 0, nr, 0), 0);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(file), 0UL);
 }
 
 /* One whole-page bio at page @idx; returns its status as an errno. */
@@ -633,6 +694,7 @@ static struct kunit_case rd_kunit_disk_cases[] = {
 	KUNIT_CASE(rd_kunit_disk_discard_write_zeroes),
 	KUNIT_CASE(rd_kunit_disk_resize),
 	KUNIT_CASE(rd_kunit_disk_free_pages),
+	KUNIT_CASE(rd_kunit_disk_nowait_discard_bounded),
 	KUNIT_CASE(rd_kunit_disk_prealloc),
 	KUNIT_CASE(rd_kunit_disk_prealloc_add_failure),
 	KUNIT_CASE(rd_kunit_disk_prealloc_grow_failure),

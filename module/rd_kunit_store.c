@@ -523,10 +523,32 @@ static void rd_kunit_write_zeroes_replaces_broken_page(struct kunit *test)
 	struct rd_kunit_store *s = test->priv;
 
 	rd_kunit_written_broken_page(test);
-	rd_store_discard(&s->rd, 0, RD_PAGE_SECTORS,
-			 RD_DISCARD_KEEP_PAGES | RD_DISCARD_MAY_SLEEP);
+	KUNIT_EXPECT_EQ(test, rd_store_discard(&s->rd, 0, RD_PAGE_SECTORS,
+					       RD_DISCARD_KEEP_PAGES |
+					       RD_DISCARD_MAY_SLEEP), 0);
 	rd_kunit_expect(test, 0, PAGE_SIZE, false);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->rd.replaced_pages), 1L);
+}
+
+/*
+ * Write-zeroes over a broken page when no page can be had for it (always
+ * possible under NOWAIT): an error, not success over a range that does
+ * not read as zeroes; the pages around it are zeroed all the same. The
+ * same for a partial page (md's 512-byte zeroing at a range's edge).
+ */
+static void rd_kunit_write_zeroes_broken_page_no_memory(struct kunit *test)
+{
+	struct rd_kunit_store *s = test->priv;
+
+	rd_kunit_write(test, PAGE_SIZE, PAGE_SIZE);
+	rd_kunit_written_broken_page(test);
+	rd_kunit_fail_allocs_after(test, 0);
+	KUNIT_EXPECT_EQ(test, rd_store_discard(&s->rd, 0, 2 * RD_PAGE_SECTORS,
+					       RD_DISCARD_KEEP_PAGES), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, rd_kunit_read_status(test, 0, SECTOR_SIZE), -EIO);
+	rd_kunit_expect(test, PAGE_SIZE, PAGE_SIZE, false);
+	KUNIT_EXPECT_EQ(test, rd_store_discard(&s->rd, 1, 1, 0), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->rd.replaced_pages), 0L);
 }
 
 /* A discard takes a broken page out of the store, but never frees it. */
@@ -639,6 +661,7 @@ static struct kunit_case rd_kunit_store_cases[] = {
 	KUNIT_CASE(rd_kunit_write_replaces_broken_page),
 	KUNIT_CASE(rd_kunit_partial_rewrite),
 	KUNIT_CASE(rd_kunit_write_zeroes_replaces_broken_page),
+	KUNIT_CASE(rd_kunit_write_zeroes_broken_page_no_memory),
 	KUNIT_CASE(rd_kunit_discard_keeps_broken_page),
 	KUNIT_CASE(rd_kunit_hwpoison_page),
 	KUNIT_CASE(rd_kunit_nowait_discard_frees_in_batches),

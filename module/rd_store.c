@@ -571,13 +571,15 @@ EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_write);
 
 /*
  * Zero [off, off + len) of the page at @idx, if there is one. A broken
- * page is replaced (with @gfp; if that fails it stays, and reads of it
- * keep failing).
+ * page is replaced, with @gfp. Returns 0, or -ENOMEM if no page could be
+ * had: the broken page stays, its reads keep failing, and the zeroes
+ * were not written.
  */
-static void rd_store_zero(struct rd_device *rd, pgoff_t idx, unsigned int off,
-			  unsigned int len, gfp_t gfp)
+static int rd_store_zero(struct rd_device *rd, pgoff_t idx, unsigned int off,
+			 unsigned int len, gfp_t gfp)
 {
 	struct page *page;
+	int err;
 
 	do {
 		rcu_read_lock();
@@ -586,8 +588,11 @@ static void rd_store_zero(struct rd_device *rd, pgoff_t idx, unsigned int off,
 						       len))
 			page = NULL;
 		rcu_read_unlock();
-	} while (page && rd_store_replace(rd, idx, page, NULL, 0, off, len,
-					  gfp) == -EAGAIN);
+		if (!page)
+			return 0;
+		err = rd_store_replace(rd, idx, page, NULL, 0, off, len, gfp);
+	} while (err == -EAGAIN);
+	return err;
 }
 
 /* Zero or free the pages present in [first, last]. */
@@ -596,17 +601,25 @@ static gfp_t rd_discard_gfp(unsigned int flags)
 	return flags & RD_DISCARD_MAY_SLEEP ? GFP_NOIO : GFP_NOWAIT;
 }
 
-static void rd_store_clear_pages(struct rd_device *rd, pgoff_t first,
-				 pgoff_t last, unsigned int flags)
+/*
+ * Returns 0, or the first error of a page that could not be zeroed
+ * (RD_DISCARD_KEEP_PAGES only: freeing cannot fail); the other pages are
+ * done all the same.
+ */
+static int rd_store_clear_pages(struct rd_device *rd, pgoff_t first,
+				pgoff_t last, unsigned int flags)
 {
 	struct rd_free_batch *batch = NULL;
 	unsigned long idx = first;
 	struct page *page;
+	int err = 0, ret;
 
 	while (xa_find(&rd->pages, &idx, last, XA_PRESENT)) {
 		if (flags & RD_DISCARD_KEEP_PAGES) {
-			rd_store_zero(rd, idx, 0, PAGE_SIZE,
-				      rd_discard_gfp(flags));
+			ret = rd_store_zero(rd, idx, 0, PAGE_SIZE,
+					    rd_discard_gfp(flags));
+			if (ret && !err)
+				err = ret;
 		} else {
 			page = xa_erase(&rd->pages, idx);
 			if (page) {
@@ -625,24 +638,30 @@ static void rd_store_clear_pages(struct rd_device *rd, pgoff_t first,
 	}
 	if (batch)
 		rd_free_batch_queue(batch);
+	return err;
 }
 
 /*
  * Discard or write zeroes over [sector, sector + nr_sects): partial pages
  * are zeroed, whole pages freed (or zeroed with RD_DISCARD_KEEP_PAGES).
+ * Returns 0, or -ENOMEM where a broken page was to be zeroed and no page
+ * could be had to replace it (always possible with GFP_NOWAIT): that
+ * range does not read as zeroes, so the caller must not report success.
+ * The rest of the range is done all the same.
  */
-void rd_store_discard(struct rd_device *rd, sector_t sector,
-		      sector_t nr_sects, unsigned int flags)
+int rd_store_discard(struct rd_device *rd, sector_t sector,
+		     sector_t nr_sects, unsigned int flags)
 {
 	sector_t end = sector + nr_sects;
 	unsigned int off, len;
+	int err = 0, ret;
 
 	/* Head: a partial first page. */
 	off = rd_sector_offset(sector);
 	if (nr_sects && off) {
 		len = min_t(sector_t, PAGE_SIZE - off, nr_sects << SECTOR_SHIFT);
-		rd_store_zero(rd, rd_sector_page(sector), off, len,
-			      rd_discard_gfp(flags));
+		err = rd_store_zero(rd, rd_sector_page(sector), off, len,
+				    rd_discard_gfp(flags));
 		sector += len >> SECTOR_SHIFT;
 	}
 	/* Middle: whole pages. */
@@ -650,14 +669,20 @@ void rd_store_discard(struct rd_device *rd, sector_t sector,
 		pgoff_t first = rd_sector_page(sector);
 		pgoff_t last = rd_sector_page(end) - 1;
 
-		rd_store_clear_pages(rd, first, last, flags);
+		ret = rd_store_clear_pages(rd, first, last, flags);
+		if (ret && !err)
+			err = ret;
 		sector = (sector_t)(last + 1) << RD_PAGE_SECTORS_SHIFT;
 	}
 	/* Tail: a partial last page. */
-	if (end > sector)
-		rd_store_zero(rd, rd_sector_page(sector), 0,
-			      (end - sector) << SECTOR_SHIFT,
-			      rd_discard_gfp(flags));
+	if (end > sector) {
+		ret = rd_store_zero(rd, rd_sector_page(sector), 0,
+				    (end - sector) << SECTOR_SHIFT,
+				    rd_discard_gfp(flags));
+		if (ret && !err)
+			err = ret;
+	}
+	return err;
 }
 EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_discard);
 
@@ -730,17 +755,22 @@ int rd_store_prealloc(struct rd_device *rd, pgoff_t first, pgoff_t end)
 			err = -ENOMEM;
 			break;
 		}
-		old = xa_store(&rd->pages, idx, page,
-			       GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
-		if (xa_is_err(old)) {
+		/*
+		 * The range is past the disk's end, so empty: a page there
+		 * (-EBUSY) would be a bug that an overwrite would hide.
+		 */
+		err = xa_insert(&rd->pages, idx, page,
+				GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
+		if (err) {
+			WARN_ON_ONCE(err == -EBUSY);
 			__free_page(page);
-			err = xa_err(old);
 			break;
 		}
 		atomic_long_inc(&rd->nr_pages);
 		cond_resched();
 	}
 	rd_prealloc_unreserve(end - first);
+	/* (freeing, not zeroing: it cannot fail) */
 	if (err && idx > first)
 		rd_store_clear_pages(rd, first, idx - 1,
 				     RD_DISCARD_QUIESCED | RD_DISCARD_MAY_SLEEP);
