@@ -204,7 +204,12 @@ static void rd_page_free_deferred(struct page *page,
 
 int rd_store_module_init(void)
 {
-	rd_free_wq = alloc_workqueue("rdmirror_free", WQ_UNBOUND, 0);
+	/*
+	 * WQ_MEM_RECLAIM: the work gives memory back, and under the pressure
+	 * that most needs it a new kworker may not be had; the rescuer
+	 * thread runs it then.
+	 */
+	rd_free_wq = alloc_workqueue("rdmirror_free", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	return rd_free_wq ? 0 : -ENOMEM;
 }
 
@@ -331,8 +336,12 @@ static int rd_store_copy_out(struct rd_device *rd, struct page *page,
 	}
 	if (rd_store_page_plain(rd))
 		goto copy;
-	/* 0 on every page but a broken or mended one: read once, masks only then */
-	missing = READ_ONCE(page->private);
+	/*
+	 * 0 on every page but a broken or mended one: read once, masks only
+	 * then. Acquire: a chunk seen written (its bit clear) must be read
+	 * after the data rd_page_fill() put in it before clearing the bit.
+	 */
+	missing = smp_load_acquire(&page->private);
 	if (unlikely(PageHWPoison(page) || (missing & RD_PAGE_BROKEN)))
 		goto failed;
 	if (unlikely(missing) && (missing & rd_chunks_touched(off, len))) {
@@ -360,7 +369,7 @@ failed:
 	return -EIO;
 }
 
-#if IS_ENABLED(CONFIG_KUNIT)
+#ifdef RD_KUNIT_HOOKS
 /*
  * Copy @len bytes at @sector (within one page) to @dst; holes read as 0.
  * Returns 0, or -EIO where the page's memory failed or holds no data.
@@ -733,8 +742,10 @@ int rd_store_prealloc(struct rd_device *rd, pgoff_t first, pgoff_t end)
 	struct page *page;
 	pgoff_t idx;
 	int err;
-	void *old;
 
+	/* A grow within the last page (64 KiB pages) takes nothing. */
+	if (first >= end)
+		return 0;
 	/*
 	 * Refuse what memory cannot hold before taking it: filling all of RAM
 	 * and then failing would push every other task towards the OOM killer.
