@@ -7,6 +7,7 @@
 #ifndef RD_COMPAT_H
 #define RD_COMPAT_H
 
+#include <linux/badblocks.h>
 #include <linux/blkdev.h>
 #include <linux/version.h>
 
@@ -138,5 +139,45 @@ extern atomic_long_t rd_store_single_frees;
 #else
 #define RD_IMPORT_KUNIT_NS() MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING)
 #endif
+
+/*
+ * The block layer's bad-block table (struct badblocks), which rd_store.c
+ * keeps of the sectors lost to memory errors: newer kernels changed
+ * badblocks_set() and badblocks_clear() to return true when done (0 was
+ * "done" before) and badblocks_check()'s lengths to sector_t (int
+ * before). Both are told apart by type at compile time, not by version,
+ * so that a kernel between the two cannot get the meaning backwards.
+ */
+#define RD_BB_BOOL \
+	__builtin_types_compatible_p(typeof(badblocks_set(NULL, 0, 0, 0)), bool)
+#define RD_BB_SECTOR_LENGTHS \
+	__builtin_types_compatible_p(typeof(badblocks_check), \
+				     int (struct badblocks *, sector_t, sector_t, \
+					  sector_t *, sector_t *))
+
+/* Record [s, s + n) (acknowledged): 0, or -ENOSPC if the table is full. */
+static inline int rd_bb_set(struct badblocks *bb, sector_t s, sector_t n)
+{
+	int done = badblocks_set(bb, s, n, 1);
+
+	return (RD_BB_BOOL ? done : !done) ? 0 : -ENOSPC;
+}
+
+/* Forget [s, s + n): 0, or -ENOSPC if a split did not fit. */
+static inline int rd_bb_clear(struct badblocks *bb, sector_t s, sector_t n)
+{
+	int done = badblocks_clear(bb, s, n);
+
+	return (RD_BB_BOOL ? done : !done) ? 0 : -ENOSPC;
+}
+
+/* Whether any sector of [s, s + n) is recorded. Lockless (a seqlock). */
+static inline bool rd_bb_any(struct badblocks *bb, sector_t s, sector_t n)
+{
+	typeof(__builtin_choose_expr(RD_BB_SECTOR_LENGTHS, (sector_t)0, 0)) len;
+	sector_t first;
+
+	return badblocks_check(bb, s, n, &first, &len) != 0;
+}
 
 #endif /* RD_COMPAT_H */

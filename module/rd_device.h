@@ -7,6 +7,7 @@
 #define RD_DEVICE_H
 
 #include <linux/atomic.h>
+#include <linux/badblocks.h>
 #include <linux/bits.h>
 #include <linux/math.h>
 #include <linux/blk_types.h>
@@ -28,19 +29,20 @@ static inline unsigned int rd_sector_offset(sector_t sector)
 }
 
 /*
- * page->private of a store page says which parts of it hold no data:
- * RD_PAGE_BROKEN, a page whose memory failed (machine check or hwpoison),
- * which the next write to it retires; and one bit per chunk of a page put
- * in a broken page's place, for the chunks not written since, which read
- * as an I/O error until they are. md rewrites what a member failed to
- * read, so under md both states last one corrected read. Chunks are
- * sectors on 4 KiB pages, and a 16th of the page on larger ones.
+ * page->private of a store page: RD_PAGE_BROKEN, a page whose memory
+ * failed (machine check or hwpoison), which the next write to it retires
+ * (rd_store_replace()); RD_PAGE_MC_RECOVERED, a copy out of it met a
+ * machine check and survived it, so this machine recovers from one: the
+ * replacement may then copy the old page's other sectors over with the
+ * machine-check-safe copy. The sectors that could not be copied, and
+ * were not written since, are in rd_device.missing; they read as an I/O
+ * error until written. md rewrites what a member failed to read, so
+ * under md each lasts one corrected read.
  */
-#define RD_PAGE_CHUNKS		(RD_PAGE_SECTORS < 16 ? RD_PAGE_SECTORS : 16)
-#define RD_PAGE_CHUNK_BYTES	(PAGE_SIZE / RD_PAGE_CHUNKS)
-#define RD_PAGE_MISSING_ALL	(BIT(RD_PAGE_CHUNKS) - 1)
-#define RD_PAGE_BROKEN_BIT	RD_PAGE_CHUNKS
+#define RD_PAGE_BROKEN_BIT	0
 #define RD_PAGE_BROKEN		BIT(RD_PAGE_BROKEN_BIT)
+#define RD_PAGE_MC_RECOVERED_BIT 1
+#define RD_PAGE_MC_RECOVERED	BIT(RD_PAGE_MC_RECOVERED_BIT)
 
 struct gendisk;
 
@@ -71,6 +73,13 @@ struct rd_device {
 	 * struct page (rd_store_page_plain()). Never cleared.
 	 */
 	bool marked;
+	/*
+	 * Sectors of pages put in broken pages' place that hold no data:
+	 * they read as an I/O error until written. Per 512-byte sector, so
+	 * that md's rewrite of what it failed to read restores exactly that,
+	 * on every page size; only set or read once @marked is.
+	 */
+	struct badblocks missing;
 	atomic_long_t bad_pages;	/* pages found broken */
 	atomic_long_t replaced_pages;	/* broken pages retired by a write */
 };
@@ -82,7 +91,7 @@ struct rd_device {
 /* The most a NOWAIT discard does in its submitter (1 MiB of 4 KiB pages). */
 #define RD_NOWAIT_DISCARD_PAGES	256
 
-void rd_store_init(struct rd_device *rd);
+int rd_store_init(struct rd_device *rd);
 void rd_store_destroy(struct rd_device *rd);
 int rd_store_read(struct rd_device *rd, sector_t sector, struct page *dst,
 		  unsigned int dst_off, unsigned int len);

@@ -119,7 +119,9 @@ int rd_disk_add(u64 size, u32 flags, rd_add_report_fn report, void *data,
 	rd = kzalloc(sizeof(*rd), GFP_KERNEL);
 	if (!rd)
 		return -ENOMEM;
-	rd_store_init(rd);
+	err = rd_store_init(rd);
+	if (err)
+		goto out_free_rd;
 	rd->prealloc = flags & RDMIRROR_ADD_PREALLOC;
 
 	/*

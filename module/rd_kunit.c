@@ -6,8 +6,11 @@
  */
 #include <kunit/static_stub.h>
 #include <kunit/test.h>
+#include <linux/cache.h>
 #include <linux/gfp.h>
+#include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/string.h>
 
 #include "compat.h"
 #include "rd_device.h"
@@ -75,6 +78,38 @@ const struct rd_kunit_reports *rd_kunit_fail_copies(struct kunit *test)
 void rd_kunit_mend_copies(struct kunit *test)
 {
 	kunit_deactivate_static_stub(test, rd_store_copy_mc);
+}
+
+/* The poisoned line of rd_kunit_poison(): copies that reach it stop there. */
+static const char *rd_kunit_poisoned;
+
+static unsigned long rd_kunit_copy_to_poison(void *dst, const void *src,
+					     size_t len)
+{
+	const char *from = src;
+
+	if (rd_kunit_poisoned >= from + len ||
+	    rd_kunit_poisoned + SMP_CACHE_BYTES <= from) {
+		memcpy(dst, src, len);
+		return 0;
+	}
+	if (rd_kunit_poisoned <= from)
+		return len;
+	memcpy(dst, src, rd_kunit_poisoned - from);
+	return len - (rd_kunit_poisoned - from);
+}
+
+const struct rd_kunit_reports *rd_kunit_poison(struct kunit *test,
+					       struct page *page,
+					       unsigned int off)
+{
+	rd_kunit_mf = (struct rd_kunit_reports){ 0 };
+	/* (the store's pages are lowmem here: kmap_local_page() is page_address()) */
+	rd_kunit_poisoned = (const char *)page_address(page) +
+			    round_down(off, SMP_CACHE_BYTES);
+	kunit_activate_static_stub(test, rd_store_copy_mc, rd_kunit_copy_to_poison);
+	kunit_activate_static_stub(test, rd_store_report_mf, rd_kunit_report_mf);
+	return &rd_kunit_mf;
 }
 
 kunit_test_suites(&rd_kunit_store_suite, &rd_kunit_ctl_suite,

@@ -41,5 +41,14 @@ struct rd_kunit_reports {
  */
 const struct rd_kunit_reports *rd_kunit_fail_copies(struct kunit *test);
 void rd_kunit_mend_copies(struct kunit *test);
+/*
+ * Until rd_kunit_mend_copies() or the test's end, copies out of the
+ * cache line at @off in @page fail there, as a machine check in that line
+ * would; every other copy succeeds. Memory failures are counted as with
+ * rd_kunit_fail_copies().
+ */
+const struct rd_kunit_reports *rd_kunit_poison(struct kunit *test,
+					       struct page *page,
+					       unsigned int off);
 
 #endif /* RD_KUNIT_H */

@@ -35,9 +35,8 @@ static int rd_kunit_store_init(struct kunit *test)
 	s->buf = alloc_page(GFP_KERNEL);
 	if (!s->buf)
 		return -ENOMEM;
-	rd_store_init(&s->rd);
 	test->priv = s;
-	return 0;
+	return rd_store_init(&s->rd);
 }
 
 static void rd_kunit_store_exit(struct kunit *test)
@@ -495,26 +494,167 @@ static void rd_kunit_write_replaces_broken_page(struct kunit *test)
 }
 
 /*
- * A write of part of a broken page (md rewrites what it failed to read,
- * from where the read began): the written sectors read back, the others
- * fail until they too are written.
+ * A write of part of a broken page whose other sectors cannot be read
+ * either (every copy out of it fails): the written sectors read back,
+ * the others fail until they too are written, one sector at a time.
  */
 static void rd_kunit_partial_rewrite(struct kunit *test)
 {
 	struct rd_kunit_store *s = test->priv;
 
 	rd_kunit_written_broken_page(test);
+	rd_kunit_fail_copies(test);
 	rd_kunit_write(test, 2 * SECTOR_SIZE, 2 * SECTOR_SIZE);
+	rd_kunit_mend_copies(test);
 	rd_kunit_expect(test, 2 * SECTOR_SIZE, 2 * SECTOR_SIZE, true);
 	KUNIT_EXPECT_EQ(test, rd_kunit_read_status(test, SECTOR_SIZE, SECTOR_SIZE),
 			-EIO);
 	KUNIT_EXPECT_EQ(test, rd_kunit_read_status(test, 0, PAGE_SIZE), -EIO);
 	/* Not broken memory: not counted again. */
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->rd.bad_pages), 1L);
-	rd_kunit_write(test, 0, 2 * SECTOR_SIZE);
+	/* each sector on its own, as md rewrites a 512-byte read it failed */
+	rd_kunit_write(test, SECTOR_SIZE, SECTOR_SIZE);
+	rd_kunit_expect(test, SECTOR_SIZE, SECTOR_SIZE, true);
+	KUNIT_EXPECT_EQ(test, rd_kunit_read_status(test, 0, SECTOR_SIZE), -EIO);
+	rd_kunit_write(test, 0, SECTOR_SIZE);
 	rd_kunit_write(test, 4 * SECTOR_SIZE, PAGE_SIZE - 4 * SECTOR_SIZE);
 	rd_kunit_expect(test, 0, PAGE_SIZE, true);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->rd.replaced_pages), 1L);
+}
+
+/*
+ * Poison the cache line at @off in the page at @idx (written whole) and
+ * read the sector holding it, as a machine check would find it: the read
+ * fails and the page is broken. The poison stays for the test.
+ */
+static struct page *rd_kunit_poisoned_page(struct kunit *test, pgoff_t idx,
+					   unsigned int off)
+{
+	struct page *old;
+
+	rd_kunit_write(test, (u64)idx * PAGE_SIZE, PAGE_SIZE);
+	old = rd_kunit_store_page(test, idx);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rd_kunit_free_broken,
+							old), 0);
+	rd_kunit_poison(test, old, off);
+	KUNIT_EXPECT_EQ(test, rd_kunit_read_status(test, (u64)idx * PAGE_SIZE +
+						   round_down(off, SECTOR_SIZE),
+						   SECTOR_SIZE), -EIO);
+	return old;
+}
+
+/*
+ * md rewrites the sector it failed to read; the new page takes the old
+ * one's other sectors over (their copies do not reach the poison), so
+ * the whole page reads back at once, and the poisoned line is never in
+ * the new page.
+ */
+static void rd_kunit_salvage_keeps_readable_sectors(struct kunit *test)
+{
+	struct rd_kunit_store *s = test->priv;
+
+	rd_kunit_poisoned_page(test, 0, 5 * SECTOR_SIZE + 100);
+	rd_kunit_write(test, 5 * SECTOR_SIZE, SECTOR_SIZE);
+	rd_kunit_expect(test, 0, PAGE_SIZE, true);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->rd.bad_pages), 1L);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->rd.replaced_pages), 1L);
+}
+
+/*
+ * A write elsewhere in the page: the sector with the poison cannot be
+ * copied and reads as an error until written; every other one is there.
+ */
+static void rd_kunit_salvage_skips_unreadable_sector(struct kunit *test)
+{
+	rd_kunit_poisoned_page(test, 0, 5 * SECTOR_SIZE);
+	rd_kunit_write(test, 0, SECTOR_SIZE);
+	rd_kunit_expect(test, 0, 5 * SECTOR_SIZE, true);
+	KUNIT_EXPECT_EQ(test, rd_kunit_read_status(test, 5 * SECTOR_SIZE,
+						   SECTOR_SIZE), -EIO);
+	rd_kunit_expect(test, 6 * SECTOR_SIZE, 2 * SECTOR_SIZE, true);
+	rd_kunit_write(test, 5 * SECTOR_SIZE, SECTOR_SIZE);
+	rd_kunit_expect(test, 0, PAGE_SIZE, true);
+}
+
+/*
+ * Three broken pages read as md reads a member with 512-byte direct
+ * reads, each failed read followed by md's rewrite of that sector: three
+ * read errors in all, one a page (md fails a member after
+ * max_corr_read_errors, 20, of them).
+ */
+static void rd_kunit_three_broken_pages_three_errors(struct kunit *test)
+{
+	static const unsigned int poison_at[] = { 0, 3, 7 };
+	unsigned int i, sec, errors = 0;
+
+	for (i = 0; i < ARRAY_SIZE(poison_at); i++) {
+		rd_kunit_write(test, (u64)i * PAGE_SIZE, PAGE_SIZE);
+		rd_kunit_poison(test, rd_kunit_store_page(test, i),
+				poison_at[i] * SECTOR_SIZE);
+		KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+								rd_kunit_free_broken,
+								rd_kunit_store_page(test, i)), 0);
+		for (sec = 0; sec < RD_PAGE_SECTORS; sec++) {
+			u64 pos = (u64)i * PAGE_SIZE + sec * SECTOR_SIZE;
+
+			if (rd_kunit_read_status(test, pos, SECTOR_SIZE) == 0)
+				continue;
+			errors++;
+			rd_kunit_write(test, pos, SECTOR_SIZE);
+			KUNIT_EXPECT_EQ(test, rd_kunit_read_status(test, pos,
+								   SECTOR_SIZE), 0);
+		}
+		rd_kunit_expect(test, (u64)i * PAGE_SIZE, PAGE_SIZE, true);
+	}
+	KUNIT_EXPECT_EQ(test, errors, 3U);
+}
+
+/*
+ * A page the kernel flagged (hwpoison) without a copy of rd's having met
+ * its poison is never read, not even to salvage it: on a CPU that cannot
+ * survive a machine check in the kernel that read would be fatal. A
+ * partial write leaves the rest of the page missing.
+ */
+static void rd_kunit_flagged_page_not_salvaged(struct kunit *test)
+{
+	struct page *old;
+
+	if (!IS_ENABLED(CONFIG_MEMORY_FAILURE))
+		kunit_skip(test, "no CONFIG_MEMORY_FAILURE: no hwpoison flag");
+	rd_kunit_write(test, 0, PAGE_SIZE);
+	old = rd_kunit_store_page(test, 0);
+	SetPageHWPoison(old);
+	WRITE_ONCE(rd_hwpoison_seen, true);
+	rd_kunit_write(test, 0, SECTOR_SIZE);
+	rd_kunit_expect(test, 0, SECTOR_SIZE, true);
+	KUNIT_EXPECT_EQ(test, rd_kunit_read_status(test, SECTOR_SIZE,
+						   SECTOR_SIZE), -EIO);
+	KUNIT_EXPECT_EQ(test, rd_kunit_read_status(test, PAGE_SIZE - SECTOR_SIZE,
+						   SECTOR_SIZE), -EIO);
+	ClearPageHWPoison(old);
+	rd_kunit_free_broken(old);
+}
+
+/*
+ * A discard of a page with missing sectors takes them out of the table:
+ * the hole, and a page written there later, read whole.
+ */
+static void rd_kunit_discard_forgets_missing(struct kunit *test)
+{
+	struct rd_kunit_store *s = test->priv;
+
+	rd_kunit_written_broken_page(test);
+	rd_kunit_fail_copies(test);
+	rd_kunit_write(test, 0, SECTOR_SIZE);
+	rd_kunit_mend_copies(test);
+	KUNIT_EXPECT_EQ(test, rd_kunit_read_status(test, SECTOR_SIZE,
+						   SECTOR_SIZE), -EIO);
+	KUNIT_EXPECT_EQ(test, rd_store_discard(&s->rd, 0, RD_PAGE_SECTORS,
+					       RD_DISCARD_QUIESCED), 0);
+	rd_kunit_expect(test, 0, PAGE_SIZE, false);
+	rd_kunit_write(test, 0, SECTOR_SIZE);
+	rd_kunit_expect(test, 0, SECTOR_SIZE, true);
+	rd_kunit_expect(test, SECTOR_SIZE, PAGE_SIZE - SECTOR_SIZE, false);
 }
 
 /* Write-zeroes over a broken page replaces it with zeros. */
@@ -653,6 +793,11 @@ static struct kunit_case rd_kunit_store_cases[] = {
 	KUNIT_CASE(rd_kunit_machine_check_is_reported),
 	KUNIT_CASE(rd_kunit_write_replaces_broken_page),
 	KUNIT_CASE(rd_kunit_partial_rewrite),
+	KUNIT_CASE(rd_kunit_salvage_keeps_readable_sectors),
+	KUNIT_CASE(rd_kunit_salvage_skips_unreadable_sector),
+	KUNIT_CASE(rd_kunit_three_broken_pages_three_errors),
+	KUNIT_CASE(rd_kunit_flagged_page_not_salvaged),
+	KUNIT_CASE(rd_kunit_discard_forgets_missing),
 	KUNIT_CASE(rd_kunit_write_zeroes_replaces_broken_page),
 	KUNIT_CASE(rd_kunit_write_zeroes_broken_page_no_memory),
 	KUNIT_CASE(rd_kunit_discard_keeps_broken_page),

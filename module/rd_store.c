@@ -12,10 +12,13 @@
  *
  * A page whose memory fails is never given back to the allocator: a read
  * of it fails with an I/O error (md then reads the block from a disk and
- * writes it back), and that write puts the data in a new page.
+ * writes it back), and that write puts the data in a new page, with what
+ * can still be read of the old one; the sectors that cannot be read are
+ * recorded in rd->missing and fail until written.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/badblocks.h>
 #include <linux/bio.h>
 #include <linux/gfp.h>
 #include <linux/highmem.h>
@@ -107,19 +110,40 @@ static void rd_store_mark(struct rd_device *rd)
 		WRITE_ONCE(rd->marked, true);
 }
 
-/* The chunks [off, off + len) touches, and those it covers whole. */
-static unsigned long rd_chunks_touched(unsigned int off, unsigned int len)
+/*
+ * Whether a sector of [sector, sector + len bytes) is missing. Only once
+ * rd->marked is set can one be (rd_store_replace() marks first). Acquire:
+ * a sector seen not missing is read after the data that the write which
+ * took it out of the table put there (the smp_wmb() in
+ * rd_store_written()).
+ */
+static bool rd_store_missing(struct rd_device *rd, sector_t sector,
+			     unsigned int len)
 {
-	return GENMASK((off + len - 1) / RD_PAGE_CHUNK_BYTES,
-		       off / RD_PAGE_CHUNK_BYTES);
+	bool missing;
+
+	if (!READ_ONCE(rd->marked))
+		return false;
+	missing = rd_bb_any(&rd->missing, sector, len >> SECTOR_SHIFT);
+	/* pairs with the smp_wmb() in rd_store_written(): the table, then the data */
+	smp_rmb();
+	return missing;
 }
 
-static unsigned long rd_chunks_covered(unsigned int off, unsigned int len)
+/* [sector, sector + len bytes) now holds data: none of it is missing. */
+static void rd_store_written(struct rd_device *rd, sector_t sector,
+			     unsigned int len)
 {
-	unsigned int first = DIV_ROUND_UP(off, RD_PAGE_CHUNK_BYTES);
-	unsigned int end = (off + len) / RD_PAGE_CHUNK_BYTES;
-
-	return end > first ? GENMASK(end - 1, first) : 0;
+	if (!READ_ONCE(rd->marked) ||
+	    !rd_bb_any(&rd->missing, sector, len >> SECTOR_SHIFT))
+		return;
+	/* The data first: a sector out of the table holds it. */
+	smp_wmb();
+	/* Splits the range at most once: a table with room for one more range. */
+	if (rd_bb_clear(&rd->missing, sector, len >> SECTOR_SHIFT))
+		pr_err_ratelimited("rd%d: sectors %llu+%u written after a memory error still read as errors: the table of lost sectors is full\n",
+				   rd->index, (unsigned long long)sector,
+				   len >> SECTOR_SHIFT);
 }
 
 /* A page leaves the store: back to the allocator, unless it is broken. */
@@ -227,13 +251,15 @@ void rd_store_module_exit(void)
 	destroy_workqueue(rd_free_wq);
 }
 
-void rd_store_init(struct rd_device *rd)
+int rd_store_init(struct rd_device *rd)
 {
 	xa_init(&rd->pages);
 	rd->marked = false;
 	atomic_long_set(&rd->nr_pages, 0);
 	atomic_long_set(&rd->bad_pages, 0);
 	atomic_long_set(&rd->replaced_pages, 0);
+	/* (a page for the table: it must not be allocated when needed, in I/O) */
+	return badblocks_init(&rd->missing, 1);
 }
 EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_init);
 
@@ -249,6 +275,7 @@ void rd_store_destroy(struct rd_device *rd)
 	}
 	xa_destroy(&rd->pages);
 	atomic_long_set(&rd->nr_pages, 0);
+	badblocks_exit(&rd->missing);
 }
 EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_destroy);
 
@@ -327,7 +354,7 @@ static int rd_store_copy_out(struct rd_device *rd, struct page *page,
 			     unsigned int dst_off, unsigned int len)
 {
 	unsigned int off = rd_sector_offset(sector);
-	unsigned long missing, left;
+	unsigned long left;
 	char *from, *to;
 
 	if (!page) {
@@ -336,15 +363,9 @@ static int rd_store_copy_out(struct rd_device *rd, struct page *page,
 	}
 	if (rd_store_page_plain(rd))
 		goto copy;
-	/*
-	 * 0 on every page but a broken or mended one: read once, masks only
-	 * then. Acquire: a chunk seen written (its bit clear) must be read
-	 * after the data rd_page_fill() put in it before clearing the bit.
-	 */
-	missing = smp_load_acquire(&page->private);
-	if (unlikely(PageHWPoison(page) || (missing & RD_PAGE_BROKEN)))
+	if (unlikely(rd_page_broken(page)))
 		goto failed;
-	if (unlikely(missing) && (missing & rd_chunks_touched(off, len))) {
+	if (unlikely(rd_store_missing(rd, sector, len))) {
 		pr_err_ratelimited("rd%d: sector %llu was lost to a memory error and not written since\n",
 				   rd->index, (unsigned long long)sector);
 		return -EIO;
@@ -356,6 +377,7 @@ copy:
 	kunmap_local(to);
 	kunmap_local(from);
 	if (unlikely(left)) {
+		set_bit(RD_PAGE_MC_RECOVERED_BIT, &page->private);
 		/* once a page: a later read fails on the mark, copying nothing */
 		if (rd_store_read_failed(rd, page, sector) && !PageHWPoison(page))
 			rd_store_report_mf(page);
@@ -442,35 +464,95 @@ out:
 EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_read_bio);
 
 /*
+ * The sectors of @page outside [off, off + len), from @old: copied with
+ * the machine-check-safe copy where rd's own copy out of @old met a
+ * machine check and survived it (so this machine recovers from one),
+ * else not read at all (a page the kernel flagged without rd's copy
+ * touching it may hold poison whose consumption this CPU cannot survive).
+ * What is not copied is recorded missing. @page is not yet in the store.
+ * Returns 0, or -ENOSPC if the table of missing sectors is full.
+ */
+static int rd_store_salvage(struct rd_device *rd, pgoff_t idx,
+			    struct page *old, struct page *page,
+			    unsigned int off, unsigned int len)
+{
+	bool readable = test_bit(RD_PAGE_MC_RECOVERED_BIT, &old->private);
+	sector_t first = (sector_t)idx << RD_PAGE_SECTORS_SHIFT;
+	unsigned int o;
+	char *from, *to;
+	int err;
+
+	for (o = 0; o < PAGE_SIZE; o += SECTOR_SIZE) {
+		if (o >= off && o < off + len)
+			continue;
+		if (readable) {
+			from = kmap_local_page(old);
+			to = kmap_local_page(page);
+			/* a sector missing in @old copies as it is: it stays missing */
+			if (!rd_store_copy_mc(to + o, from + o, SECTOR_SIZE)) {
+				kunmap_local(to);
+				kunmap_local(from);
+				continue;
+			}
+			memset(to + o, 0, SECTOR_SIZE);
+			kunmap_local(to);
+			kunmap_local(from);
+		}
+		err = rd_bb_set(&rd->missing, first + (o >> SECTOR_SHIFT), 1);
+		if (err) {
+			pr_err_ratelimited("rd%d: no room to record the sectors lost at sector %llu: the write fails\n",
+					   rd->index, (unsigned long long)first);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/*
  * Put a new page in @old's place at @idx: @len bytes at @off from @src
- * (zeros if @src is NULL), the rest marked missing. @old is broken and
+ * (zeros if @src is NULL), the rest salvaged from @old where it can be
+ * read (rd_store_salvage()) and missing where not. @old is broken and
  * stays out of the allocator for good. Returns 0, -EAGAIN if @old is no
- * longer there (the caller looks again), or -ENOMEM.
+ * longer there (the caller looks again), -ENOMEM, or -ENOSPC.
+ *
+ * The missing sectors are recorded before the page can be seen, so no
+ * reader takes a sector that could not be salvaged for data. A replacer
+ * that loses the race to another leaves its records: at worst a sector
+ * the other wrote reads as an error until written again, which under md
+ * is one more corrected read, never wrong data.
  */
 static int rd_store_replace(struct rd_device *rd, pgoff_t idx,
 			    struct page *old, struct page *src,
 			    unsigned int src_off, unsigned int off,
 			    unsigned int len, gfp_t gfp)
 {
+	sector_t sector = ((sector_t)idx << RD_PAGE_SECTORS_SHIFT) +
+			  (off >> SECTOR_SHIFT);
 	struct page *page, *cur;
+	int err;
 
 	page = rd_store_new_page(gfp | __GFP_ZERO);
 	if (!page)
 		return -ENOMEM;
 	if (src)
 		memcpy_page(page, off, src, src_off, len);
-	set_page_private(page, RD_PAGE_MISSING_ALL & ~rd_chunks_covered(off, len));
 	/*
-	 * Before the new page with its missing chunks can be seen: I/O that
-	 * finds rd->marked unset does not look at page->private.
+	 * Before any sector is recorded missing, and before the new page can
+	 * be seen: I/O that finds rd->marked unset looks at neither.
 	 */
 	rd_store_mark(rd);
+	err = rd_store_salvage(rd, idx, old, page, off, len);
+	if (err) {
+		__free_page(page);
+		return err;
+	}
 	cur = xa_cmpxchg(&rd->pages, idx, old, page, gfp | __GFP_NOWARN);
 	if (cur != old) {
-		set_page_private(page, 0);
 		__free_page(page);
 		return xa_is_err(cur) ? xa_err(cur) : -EAGAIN;
 	}
+	/* Sectors missing since an earlier replacement, written now. */
+	rd_store_written(rd, sector, len);
 	/* A page never read since it broke is counted here. */
 	if (!test_and_set_bit(RD_PAGE_BROKEN_BIT, &old->private))
 		atomic_long_inc(&rd->bad_pages);
@@ -481,30 +563,23 @@ static int rd_store_replace(struct rd_device *rd, pgoff_t idx,
 }
 
 /*
- * Into a page that holds data, or chunks of it yet to be written: copy
- * (zero, if @src is NULL) then mark what is now whole as written. @plain:
- * rd_store_page_plain() said no page of the disk has chunks to mark.
+ * Into a page of @rd that holds data, at @sector: copy @len bytes from
+ * @src (zeros if @src is NULL), then take what is now written out of
+ * the missing sectors. @plain: rd_store_page_plain() said no page of the
+ * disk can have missing sectors.
  */
-static void rd_page_fill(struct page *page, struct page *src,
-			 unsigned int src_off, unsigned int off,
-			 unsigned int len, bool plain)
+static void rd_page_fill(struct rd_device *rd, struct page *page,
+			 sector_t sector, struct page *src,
+			 unsigned int src_off, unsigned int len, bool plain)
 {
-	unsigned long done;
-	unsigned int chunk;
+	unsigned int off = rd_sector_offset(sector);
 
 	if (src)
 		memcpy_page(page, off, src, src_off, len);
 	else
 		memzero_page(page, off, len);
-	if (plain)
-		return;
-	if (unlikely(READ_ONCE(page->private))) {
-		done = rd_chunks_covered(off, len);
-		/* The data first: a chunk marked written holds it. */
-		smp_mb__before_atomic();
-		for_each_set_bit(chunk, &done, RD_PAGE_CHUNKS)
-			clear_bit(chunk, &page->private);
-	}
+	if (!plain)
+		rd_store_written(rd, sector, len);
 }
 
 /*
@@ -513,15 +588,15 @@ static void rd_page_fill(struct page *page, struct page *src,
  * false is returned, for the caller to put a new page in its place.
  */
 static bool rd_page_fill_unless_broken(struct rd_device *rd,
-				       struct page *page, struct page *src,
-				       unsigned int src_off, unsigned int off,
+				       struct page *page, sector_t sector,
+				       struct page *src, unsigned int src_off,
 				       unsigned int len)
 {
 	bool plain = rd_store_page_plain(rd);
 
 	if (!plain && rd_page_broken(page))
 		return false;
-	rd_page_fill(page, src, src_off, off, len, plain);
+	rd_page_fill(rd, page, sector, src, src_off, len, plain);
 	return true;
 }
 
@@ -540,8 +615,8 @@ int rd_store_write(struct rd_device *rd, sector_t sector, struct page *src,
 	for (;;) {
 		rcu_read_lock();
 		page = rd_store_lookup(rd, idx);
-		if (page && rd_page_fill_unless_broken(rd, page, src, src_off,
-						       off, len)) {
+		if (page && rd_page_fill_unless_broken(rd, page, sector, src,
+						       src_off, len)) {
 			rcu_read_unlock();
 			return 0;
 		}
@@ -565,6 +640,12 @@ int rd_store_write(struct rd_device *rd, sector_t sector, struct page *src,
 		if (!page)
 			return -ENOMEM;
 		memcpy_page(page, off, src, src_off, len);
+		/*
+		 * A new page holds data in every sector (zeros where not
+		 * written): none may stay missing from a page once here.
+		 */
+		rd_store_written(rd, (sector_t)idx << RD_PAGE_SECTORS_SHIFT,
+				 PAGE_SIZE);
 		old = xa_cmpxchg(&rd->pages, idx, NULL, page, gfp | __GFP_NOWARN);
 		if (!old) {
 			atomic_long_inc(&rd->nr_pages);
@@ -587,14 +668,16 @@ EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_write);
 static int rd_store_zero(struct rd_device *rd, pgoff_t idx, unsigned int off,
 			 unsigned int len, gfp_t gfp)
 {
+	sector_t sector = ((sector_t)idx << RD_PAGE_SECTORS_SHIFT) +
+			  (off >> SECTOR_SHIFT);
 	struct page *page;
 	int err;
 
 	do {
 		rcu_read_lock();
 		page = rd_store_lookup(rd, idx);
-		if (page && rd_page_fill_unless_broken(rd, page, NULL, 0, off,
-						       len))
+		if (page && rd_page_fill_unless_broken(rd, page, sector, NULL,
+						       0, len))
 			page = NULL;
 		rcu_read_unlock();
 		if (!page)
@@ -632,6 +715,9 @@ static int rd_store_clear_pages(struct rd_device *rd, pgoff_t first,
 		} else {
 			page = xa_erase(&rd->pages, idx);
 			if (page) {
+				/* a hole reads as zeros: nothing of it is missing */
+				rd_store_written(rd, (sector_t)idx << RD_PAGE_SECTORS_SHIFT,
+						 PAGE_SIZE);
 				atomic_long_dec(&rd->nr_pages);
 				if (flags & RD_DISCARD_QUIESCED)
 					rd_page_free(page);

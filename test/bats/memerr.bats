@@ -40,7 +40,7 @@ poison() {
 	out=$( { echo "$1" >"$INJECT"; } 2>&1) || [[ "$out" == *"Device or resource busy"* ]]
 }
 
-@test "a memory error on a bare disk: that block reads EIO, nothing else changes, a write mends it" {
+@test "a memory error on a bare disk: that block reads EIO, nothing else changes, writes mend it sector by sector" {
 	rd_add $((16 * MiB))
 	head -c $((4 * MiB)) /dev/urandom >"$T/data"
 	dd if="$T/data" of=/dev/rd0 bs=1M oflag=direct status=none
@@ -66,11 +66,22 @@ poison() {
 	run rdctl --status
 	echo "$output"
 	[[ "$output" == *"rd0 met 1 memory error (0 pages replaced): 1 page reads as I/O errors until written again"* ]]
-	# a write puts the block in a new page
-	dd if="$T/data" of=/dev/rd0 bs=4k skip=256 seek=256 count=1 oflag=direct status=none
+	# a write of one sector puts the block in a new page; the kernel
+	# flagged the old one, so nothing else of it is read: the block's
+	# other sectors read as errors until written, each on its own
+	dd if="$T/data" of=/dev/rd0 bs=512 skip=2049 seek=2049 count=1 oflag=direct status=none
 	[ "$(rd_attr rd0 replaced_pages)" = 1 ]
 	[ "$(rd_pfn 0 2048)" != "$pfn" ]
+	dd if=/dev/rd0 bs=512 skip=2049 count=1 iflag=direct status=none |
+		cmp - <(tail -c +$((MiB + 512 + 1)) "$T/data" | head -c 512)
+	for sector in 2048 2050 2055; do
+		run dd if=/dev/rd0 of=/dev/null bs=512 skip=$sector count=1 iflag=direct status=none
+		[ "$status" -ne 0 ]
+	done
+	dd if="$T/data" of=/dev/rd0 bs=512 skip=2048 seek=2048 count=1 oflag=direct status=none
+	dd if="$T/data" of=/dev/rd0 bs=512 skip=2050 seek=2050 count=6 oflag=direct status=none
 	dd if=/dev/rd0 bs=4k count=1024 iflag=direct status=none | cmp - "$T/data"
+	[ "$(rd_attr rd0 replaced_pages)" = 1 ]
 	# the allocated bytes did not change: one page for one
 	[ "$(rd_allocated rd0)" = $((4 * MiB)) ]
 }
