@@ -20,7 +20,7 @@ debs=(
 
 missing=()
 for p in "${debs[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+	grep -q 'ok installed' < <(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) ||
 		missing+=("$p")
 done
 if ((${#missing[@]})); then
