@@ -23,6 +23,12 @@ static inline pgoff_t rd_sector_page(sector_t sector)
 	return sector >> RD_PAGE_SECTORS_SHIFT;
 }
 
+/* The first sector of store page @idx. */
+static inline sector_t rd_page_sector(pgoff_t idx)
+{
+	return (sector_t)idx << RD_PAGE_SECTORS_SHIFT;
+}
+
 static inline unsigned int rd_sector_offset(sector_t sector)
 {
 	return (sector & (RD_PAGE_SECTORS - 1)) << SECTOR_SHIFT;

@@ -187,7 +187,7 @@ static void rd_kunit_expect_pages(struct kunit *test, struct file *file,
 
 	for (i = 0; i < nr; i++)
 		rd_kunit_bio(test, file, false,
-			     (sector_t)(first + i) << RD_PAGE_SECTORS_SHIFT,
+			     rd_page_sector(first + i),
 			     &whole, 1, written);
 }
 
@@ -199,7 +199,7 @@ static void rd_kunit_write_pages(struct kunit *test, struct file *file,
 
 	for (i = 0; i < nr; i++)
 		rd_kunit_bio(test, file, true,
-			     (sector_t)(first + i) << RD_PAGE_SECTORS_SHIFT,
+			     rd_page_sector(first + i),
 			     &whole, 1, true);
 }
 
@@ -544,7 +544,7 @@ static int rd_kunit_discard(struct file *file, pgoff_t idx, unsigned int nr,
 	bio = bio_alloc(file_bdev(file), 0, REQ_OP_DISCARD | flags, GFP_KERNEL);
 	if (!bio)
 		return -ENOMEM;
-	bio->bi_iter.bi_sector = (sector_t)idx << RD_PAGE_SECTORS_SHIFT;
+	bio->bi_iter.bi_sector = rd_page_sector(idx);
 	bio->bi_iter.bi_size = nr * PAGE_SIZE;
 	err = submit_bio_wait(bio);
 	bio_put(bio);
@@ -588,7 +588,7 @@ static int rd_kunit_page_io(struct kunit *test, struct file *file, bool write,
 	bio = bio_alloc(file_bdev(file), 1, write ? REQ_OP_WRITE : REQ_OP_READ,
 			GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, bio);
-	bio->bi_iter.bi_sector = (sector_t)idx << RD_PAGE_SECTORS_SHIFT;
+	bio->bi_iter.bi_sector = rd_page_sector(idx);
 	__bio_add_page(bio, page, PAGE_SIZE, 0);
 	err = submit_bio_wait(bio);
 	bio_put(bio);

@@ -610,12 +610,11 @@ static void rd_kunit_three_broken_pages_three_errors(struct kunit *test)
 }
 
 /*
- * A page the kernel flagged (hwpoison) without a copy of rd's having met
- * its poison is never read, not even to salvage it: on a CPU that cannot
- * survive a machine check in the kernel that read would be fatal. A
- * partial write leaves the rest of the page missing.
+ * Page 0 written whole, then flagged as memory_failure() flags a page
+ * (hwpoison) and reported as its tracepoint's probe would report it. The
+ * caller clears the flag and frees the page (rd_kunit_free_broken()).
  */
-static void rd_kunit_flagged_page_not_salvaged(struct kunit *test)
+static struct page *rd_kunit_written_flagged_page(struct kunit *test)
 {
 	struct page *old;
 
@@ -625,6 +624,19 @@ static void rd_kunit_flagged_page_not_salvaged(struct kunit *test)
 	old = rd_kunit_store_page(test, 0);
 	SetPageHWPoison(old);
 	WRITE_ONCE(rd_hwpoison_seen, true);
+	return old;
+}
+
+/*
+ * A page the kernel flagged (hwpoison) without a copy of rd's having met
+ * its poison is never read, not even to salvage it: on a CPU that cannot
+ * survive a machine check in the kernel that read would be fatal. A
+ * partial write leaves the rest of the page missing.
+ */
+static void rd_kunit_flagged_page_not_salvaged(struct kunit *test)
+{
+	struct page *old = rd_kunit_written_flagged_page(test);
+
 	rd_kunit_write(test, 0, SECTOR_SIZE);
 	rd_kunit_expect(test, 0, SECTOR_SIZE, true);
 	KUNIT_EXPECT_EQ(test, rd_kunit_read_status(test, SECTOR_SIZE,
@@ -717,14 +729,8 @@ static void rd_kunit_discard_keeps_broken_page(struct kunit *test)
 static void rd_kunit_hwpoison_page(struct kunit *test)
 {
 	struct rd_kunit_store *s = test->priv;
-	struct page *old;
+	struct page *old = rd_kunit_written_flagged_page(test);
 
-	if (!IS_ENABLED(CONFIG_MEMORY_FAILURE))
-		kunit_skip(test, "no CONFIG_MEMORY_FAILURE: no hwpoison flag");
-	rd_kunit_write(test, 0, PAGE_SIZE);
-	old = rd_kunit_store_page(test, 0);
-	SetPageHWPoison(old);
-	WRITE_ONCE(rd_hwpoison_seen, true);
 	KUNIT_EXPECT_EQ(test, rd_kunit_read_status(test, 0, SECTOR_SIZE), -EIO);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->rd.bad_pages), 1L);
 	rd_kunit_write(test, 0, PAGE_SIZE);
@@ -757,7 +763,7 @@ static void rd_kunit_nowait_discard_frees_in_batches(struct kunit *test)
 		pages[i] = rd_kunit_store_page(test, i);
 		get_page(pages[i]);
 	}
-	rd_store_discard(&s->rd, 0, (sector_t)nr << RD_PAGE_SECTORS_SHIFT, 0);
+	rd_store_discard(&s->rd, 0, rd_page_sector(nr), 0);
 	KUNIT_EXPECT_EQ(test, rd_kunit_pages(test), 0UL);
 	rd_store_flush_frees();
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&rd_store_single_frees), singles);

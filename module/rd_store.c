@@ -477,35 +477,36 @@ static int rd_store_salvage(struct rd_device *rd, pgoff_t idx,
 			    unsigned int off, unsigned int len)
 {
 	bool readable = test_bit(RD_PAGE_MC_RECOVERED_BIT, &old->private);
-	sector_t first = (sector_t)idx << RD_PAGE_SECTORS_SHIFT;
+	sector_t first = rd_page_sector(idx);
+	char *from = NULL, *to = NULL;
 	unsigned int o;
-	char *from, *to;
-	int err;
+	int err = 0;
 
+	if (readable) {
+		from = kmap_local_page(old);
+		to = kmap_local_page(page);
+	}
 	for (o = 0; o < PAGE_SIZE; o += SECTOR_SIZE) {
 		if (o >= off && o < off + len)
 			continue;
-		if (readable) {
-			from = kmap_local_page(old);
-			to = kmap_local_page(page);
-			/* a sector missing in @old copies as it is: it stays missing */
-			if (!rd_store_copy_mc(to + o, from + o, SECTOR_SIZE)) {
-				kunmap_local(to);
-				kunmap_local(from);
-				continue;
-			}
+		/* a sector missing in @old copies as it is: it stays missing */
+		if (readable && !rd_store_copy_mc(to + o, from + o, SECTOR_SIZE))
+			continue;
+		/* (a copy that failed part way leaves part of the sector) */
+		if (readable)
 			memset(to + o, 0, SECTOR_SIZE);
-			kunmap_local(to);
-			kunmap_local(from);
-		}
 		err = rd_bb_set(&rd->missing, first + (o >> SECTOR_SHIFT), 1);
 		if (err) {
 			pr_err_ratelimited("rd%d: no room to record the sectors lost at sector %llu: the write fails\n",
 					   rd->index, (unsigned long long)first);
-			return err;
+			break;
 		}
 	}
-	return 0;
+	if (readable) {
+		kunmap_local(to);
+		kunmap_local(from);
+	}
+	return err;
 }
 
 /*
@@ -526,8 +527,7 @@ static int rd_store_replace(struct rd_device *rd, pgoff_t idx,
 			    unsigned int src_off, unsigned int off,
 			    unsigned int len, gfp_t gfp)
 {
-	sector_t sector = ((sector_t)idx << RD_PAGE_SECTORS_SHIFT) +
-			  (off >> SECTOR_SHIFT);
+	sector_t sector = rd_page_sector(idx) + (off >> SECTOR_SHIFT);
 	struct page *page, *cur;
 	int err;
 
@@ -558,7 +558,7 @@ static int rd_store_replace(struct rd_device *rd, pgoff_t idx,
 		atomic_long_inc(&rd->bad_pages);
 	atomic_long_inc(&rd->replaced_pages);
 	pr_warn_ratelimited("rd%d: page at sector %llu replaced after a memory error\n",
-			    rd->index, (unsigned long long)idx << RD_PAGE_SECTORS_SHIFT);
+			    rd->index, (unsigned long long)rd_page_sector(idx));
 	return 0;
 }
 
@@ -642,10 +642,13 @@ int rd_store_write(struct rd_device *rd, sector_t sector, struct page *src,
 		memcpy_page(page, off, src, src_off, len);
 		/*
 		 * A new page holds data in every sector (zeros where not
-		 * written): none may stay missing from a page once here.
+		 * written): none of them may read as missing. The erase that
+		 * made this slot a hole cleared its records, but a replacer
+		 * that lost its race to that erase records missing sectors
+		 * after it (rd_store_replace() records before its cmpxchg):
+		 * those are cleared here, before the page can be seen.
 		 */
-		rd_store_written(rd, (sector_t)idx << RD_PAGE_SECTORS_SHIFT,
-				 PAGE_SIZE);
+		rd_store_written(rd, rd_page_sector(idx), PAGE_SIZE);
 		old = xa_cmpxchg(&rd->pages, idx, NULL, page, gfp | __GFP_NOWARN);
 		if (!old) {
 			atomic_long_inc(&rd->nr_pages);
@@ -668,8 +671,7 @@ EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_write);
 static int rd_store_zero(struct rd_device *rd, pgoff_t idx, unsigned int off,
 			 unsigned int len, gfp_t gfp)
 {
-	sector_t sector = ((sector_t)idx << RD_PAGE_SECTORS_SHIFT) +
-			  (off >> SECTOR_SHIFT);
+	sector_t sector = rd_page_sector(idx) + (off >> SECTOR_SHIFT);
 	struct page *page;
 	int err;
 
@@ -716,7 +718,7 @@ static int rd_store_clear_pages(struct rd_device *rd, pgoff_t first,
 			page = xa_erase(&rd->pages, idx);
 			if (page) {
 				/* a hole reads as zeros: nothing of it is missing */
-				rd_store_written(rd, (sector_t)idx << RD_PAGE_SECTORS_SHIFT,
+				rd_store_written(rd, rd_page_sector(idx),
 						 PAGE_SIZE);
 				atomic_long_dec(&rd->nr_pages);
 				if (flags & RD_DISCARD_QUIESCED)
@@ -767,7 +769,7 @@ int rd_store_discard(struct rd_device *rd, sector_t sector,
 		ret = rd_store_clear_pages(rd, first, last, flags);
 		if (ret && !err)
 			err = ret;
-		sector = (sector_t)(last + 1) << RD_PAGE_SECTORS_SHIFT;
+		sector = rd_page_sector(last + 1);
 	}
 	/* Tail: a partial last page. */
 	if (end > sector) {
