@@ -85,6 +85,48 @@ settle() {
 	done
 }
 
+# --- restore --dry-run: the plan of each line, nothing done ---
+boot_tree
+printf 'md0 auto\nmd9 auto\n' >"$conf"
+rm -f "$tmp/syslog"
+report_before=$(cat "$RDCTL_RUN_DIR/restore.json" 2>/dev/null || echo none)
+RDCTL_FAKE_SYSLOG=$tmp/syslog run "restore --dry-run" 0 --restore --dry-run --config "$conf"
+expect_out "restore --dry-run" "md0: would attach a 1025 MiB RAM disk and add it to md0 (mdadm --add): md recovers it in full; would make sdc write-mostly
+md9: not running: would wait up to 0 s for it (mdadm --assemble --scan half way), then restore it"
+expect_log "restore --dry-run: nothing ran" ""
+if [ "$(state_of sdc)" = in_sync ]; then pass; else fail "restore --dry-run: sdc was changed: $(state_of sdc)"; fi
+if [ ! -e "$tmp/syslog" ]; then pass; else fail "restore --dry-run: journal lines: $(cat "$tmp/syslog")"; fi
+if [ "$(cat "$RDCTL_RUN_DIR/restore.json" 2>/dev/null || echo none)" = "$report_before" ]; then pass
+else fail "restore --dry-run: the last restore's report (--status) was replaced"; fi
+run "restore --dry-run --json" 0 --restore --dry-run --json --config "$conf"
+validate "restore --dry-run --json" restore,config_errors
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["restore"]; sys.exit(not (d[0]["action"]=="planned" and d[0]["size"]==1074790400 and d[0]["rd"] is None and d[1]["action"]=="planned"))' "$out"
+then pass; else fail "restore --dry-run --json: $(cat "$out")"; fi
+run "restore --dry-run --wait" 2 --restore --dry-run --wait --config "$conf"
+# a record --release kept is read, not used up (a restore uses it once,
+# good or bad: this one is no superblock)
+mkdir -p "$tmp/dry-state"
+head -c 4096 /dev/zero >"$tmp/dry-state/warm-$uuid.sb"
+RDCTL_STATE_DIR=$tmp/dry-state run "restore --dry-run record" 0 --restore --dry-run --config "$conf"
+expect_out_has "restore --dry-run record" "md recovers it in full (no warm start (no md version-1 superblock there))"
+if [ -e "$tmp/dry-state/warm-$uuid.sb" ]; then pass; else fail "restore --dry-run record: the record was used up"; fi
+printf 'md0 auto\n' >"$conf"
+RDCTL_STATE_DIR=$tmp/dry-state run "restore record" 0 --restore --config "$conf"
+if [ ! -e "$tmp/dry-state/warm-$uuid.sb" ]; then pass; else fail "restore record: the record was not used up"; fi
+boot_tree
+printf 'md0 auto\nmd9 auto\n' >"$conf"
+rd_member 0 in_sync
+printf 'md0 auto\n' >"$conf"
+run "restore --dry-run already" 0 --restore --dry-run --config "$conf"
+expect_out "restore --dry-run already" "md0: already restored (rd0, in sync); would make sdc write-mostly"
+expect_log "restore --dry-run already: nothing ran" ""
+put "$broot/sys/block/md0/md/dev-rd0/state" faulty
+run "restore --dry-run faulty" 0 --restore --dry-run --config "$conf"
+expect_out_has "restore --dry-run faulty" "md0: would remove rd0 (faulty) and detach it, then would attach a 1025 MiB RAM disk"
+expect_log "restore --dry-run faulty: nothing ran" ""
+if [ "$(state_of rd0)" = faulty ]; then pass; else fail "restore --dry-run faulty: rd0 was changed: $(state_of rd0)"; fi
+vg "restore --dry-run" 0 --restore --dry-run --config "$conf"
+
 # --- restore: added, by device name, size auto, one member made write-mostly ---
 boot_tree
 printf '# test\n\nmd0   auto   # the array\n' >"$conf"
@@ -130,6 +172,10 @@ put "$broot/sys/block/md0/md/sync_speed_max" "4000000 (local)"
 # (pid 1 of the fake /proc is no rdctl: the daemon is dead)
 printf 'pid 1\nrd rd0\ndone 1\ntotal 1\nstarted 1\nphase recover\nspeed_min_was system\nspeed_max_was 5000\n' \
 	>"$RDCTL_RUN_DIR/warmup-md0.state"
+run "restore --dry-run dead warm-up" 0 --restore --dry-run --config "$conf"
+expect_out "restore --dry-run dead warm-up" "md0: would clear the state of a warm-up that died, already restored (rd0, in sync); would make sdc write-mostly"
+if [ -e "$RDCTL_RUN_DIR/warmup-md0.state" ] && [ "$(cat "$broot/sys/block/md0/md/sync_speed_min")" = "100000 (local)" ]
+then pass; else fail "restore --dry-run dead warm-up: the state or the speeds changed"; fi
 run "restore dead warm-up" 0 --restore --config "$conf"
 expect_out "restore dead warm-up" "md0: already restored (rd0, in sync), sdc made write-mostly"
 if [ ! -e "$RDCTL_RUN_DIR/warmup-md0.state" ]; then pass; else fail "restore dead warm-up: the state file stayed"; fi

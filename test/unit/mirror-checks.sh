@@ -289,7 +289,7 @@ usage "bitmap bad" "invalid --bitmap 'yes': expected internal or none" --create 
 usage "bitmap convert" "--bitmap goes with --create only" --convert /dev/md0 --bitmap none
 usage "size attach" "--size goes with --create or --convert only" -a 1G --size 2G
 usage "size bad" "not a multiple of 4 KiB" --convert /dev/md0 --size 5K
-usage "dry-run list" "--dry-run goes with --create, --convert, --revert, --refresh or --release only" -l --dry-run
+usage "dry-run list" "--dry-run goes with --create, --convert, --revert, --refresh, --release or --restore only" -l --dry-run
 usage "dry-run wait" "--dry-run and --wait cannot be used together" --convert md0 --dry-run --wait
 usage "create convert" "--create and --convert cannot be used together" --create /dev/md0 /dev/sdb --convert md0
 usage "revert prealloc" "--prealloc goes with --attach, --create or --convert only" --revert md0 --prealloc

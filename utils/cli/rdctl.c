@@ -91,8 +91,8 @@ static const char usage_text[] =
 "                          with --create: md's write-intent bitmap (default\n"
 "                          internal, 128 MiB chunks)\n"
 "      --dry-run           with --create, --convert, --revert, --refresh,\n"
-"                          --release: print the plan (the commands) and\n"
-"                          change nothing\n"
+"                          --release, --restore: print the plan (the\n"
+"                          commands) and change nothing\n"
 "      --force             with --create: use disks that hold a signature (a\n"
 "                          file system, a partition table), destroying it\n"
 "      --ignore-memory     with --attach, --resize, --create, --convert,\n"
@@ -459,8 +459,8 @@ static int run(int argc, char **argv, struct opts *o)
 		return usage_error("--size goes with --create or --convert only (--attach and --resize take the size itself)");
 	if (bitmap_arg && cmd != CMD_CREATE)
 		return usage_error("--bitmap goes with --create only");
-	if (o->dry_run && !is_mirror_cmd(cmd) && cmd != CMD_RELEASE)
-		return usage_error("--dry-run goes with --create, --convert, --revert, --refresh or --release only");
+	if (o->dry_run && !is_mirror_cmd(cmd) && cmd != CMD_RELEASE && cmd != CMD_RESTORE)
+		return usage_error("--dry-run goes with --create, --convert, --revert, --refresh, --release or --restore only");
 	if (o->dry_run && o->wait)
 		return usage_error("--dry-run and --wait cannot be used together: a dry run starts nothing to wait for");
 	o->auto_size = !size_arg || !strcmp(size_arg, "auto");

@@ -60,6 +60,45 @@ static size_t working_members(const struct md_array *a)
 	return n;
 }
 
+int restore_plan_bring_up(const struct conf_mirror *m, char **mdname, char **plan)
+{
+	char *name = md_array_of_config(m);
+	struct md_array a;
+	long missing, raid_disks;
+	size_t working;
+	int r;
+
+	*mdname = NULL;
+	*plan = NULL;
+	if (!name) {
+		*plan = xasprintf("not running: would wait up to %.0f s for it (mdadm --assemble --scan half way), then restore it",
+				  restore_timeout());
+		return 1;
+	}
+	r = md_array_read(name, &a);
+	if (r < 0) {
+		*plan = xasprintf("cannot read %s in %s/block: %s", name, sysfs_root(), strerror(-r));
+		free(name);
+		return r;
+	}
+	*mdname = name;
+	if (!is_inactive(&a)) {
+		md_array_clear(&a);
+		return 0;
+	}
+	raid_disks = a.raid_disks > 0 ? (long)a.raid_disks : md_raid_disks_on_disk(name);
+	working = working_members(&a);
+	missing = raid_disks > 0 ? raid_disks - (long)working : -1;
+	md_array_clear(&a);
+	if (missing >= 0 && missing <= 1)
+		*plan = xasprintf("inactive with %zu of %ld members: would start it (mdadm --run), then restore it",
+				  working, raid_disks);
+	else
+		*plan = xasprintf("inactive with %zu members: would wait up to %.0f s for the others, start it degraded (mdadm --run), then restore it",
+				  working, restore_timeout());
+	return 1;
+}
+
 /*
  * Step 1: find the array and make sure it runs. 0 and *mdname, or -1 with
  * the error on the item. *note gets a remark for the summary (or NULL).

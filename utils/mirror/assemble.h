@@ -12,6 +12,12 @@
  */
 int restore_bring_up(struct boot_item *it, const struct conf_mirror *m, char **mdname, char **note);
 /*
+ * The same for --restore --dry-run, nothing waited for or run: 0 and
+ * *mdname when the array runs; 1 with *plan (what step 1 would do; *mdname
+ * when it is known) when it does not; -errno with *plan the error.
+ */
+int restore_plan_bring_up(const struct conf_mirror *m, char **mdname, char **plan);
+/*
  * Step 5: every working persistent member of mdname write-mostly, never
  * the RAM member; the ones set are named in it->wm. 0, or -1 with the
  * error on the item.

@@ -30,6 +30,8 @@
  */
 #include "mirror/checks.h"
 #include "mirror/restore.h"
+#include "mirror/restore_checks.h"
+#include "mirror/restore_plan.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -42,7 +44,6 @@
 #include "lib/config.h"
 #include "lib/errors.h"
 #include "lib/lock.h"
-#include "lib/meminfo.h"
 #include "lib/size.h"
 #include "lib/sysfs.h"
 #include "lib/util.h"
@@ -52,7 +53,7 @@
 #include "mirror/assemble.h"
 #include "mirror/boot.h"
 #include "mirror/rd_prepare.h"
-#include "mirror/warm_record.h"
+#include "mirror/steps.h"
 #include "mirror/warm_super.h"
 #include "mirror/warmup.h"
 #include "rd/control.h"
@@ -67,20 +68,6 @@ static const struct md_member *rd_member(const struct md_array *a)
 		if (a->members[i].is_ram)
 			return &a->members[i];
 	return NULL;
-}
-
-/* "in sync", "recovery 12.5%", "rebuilding", ... for the summary */
-static char *sync_words(const struct md_array *a, const struct md_member *m)
-{
-	double pct = md_sync_percent(a);
-
-	if (m->in_sync && !md_sync_running(a))
-		return xstrdup("in sync");
-	if (pct >= 0)
-		return xasprintf("%s %.1f%%", strcmp(a->sync_action, "recover") ? a->sync_action : "recovery", pct);
-	if (md_sync_running(a))
-		return xasprintf("%s started", strcmp(a->sync_action, "recover") ? a->sync_action : "recovery");
-	return xstrdup(md_member_role(m));
 }
 
 static int detach_disk(unsigned index)
@@ -204,84 +191,6 @@ static int grow_to(struct boot_item *it, const char *dev, int n)
 		return boot_item_fail(it, errno_code(-r), msg);
 	free(msg);
 	return 0;
-}
-
-/*
- * Does a RAM member of size fit? Every rd disk may still fill up to its
- * size (md's recovery writes it whole), and reserve must stay available
- * after that: a member that does not fit is not attached, and the array
- * runs from its disks. 0, or -1 with the item refused.
- */
-static int check_fits(struct boot_item *it, const struct config *cfg, const char *mdname, uint64_t size)
-{
-	struct meminfo mi;
-	struct rd_disk *disks = NULL;
-	uint64_t pending = 0, reserve;
-	size_t n = 0;
-	char *sz, *av, *rs, *pd;
-
-	if (meminfo_read(&mi) < 0 || !mi.has_available || !mi.has_total)
-		return 0;	/* the module still refuses a disk larger than RAM */
-	if (rd_disks_list(&disks, &n) == 0) {
-		for (size_t i = 0; i < n; i++) {
-			uint64_t held = disks[i].has_allocated ? disks[i].allocated : 0;
-
-			pending += disks[i].size > held ? disks[i].size - held : 0;
-		}
-		rd_disks_free(disks, n);
-	}
-	reserve = config_reserve_bytes(cfg, mi.total);
-	if (mi.available >= reserve && mi.available - reserve >= pending &&
-	    mi.available - reserve - pending >= size)
-		return 0;
-	sz = size_mib_str(size);
-	av = size_mib_str(mi.available / 1048576 * 1048576);
-	rs = size_mib_str(reserve / 1048576 * 1048576);
-	pd = size_mib_str(pending / 1048576 * 1048576);
-	boot_item_fail(it, "ENOMEM",
-		       xasprintf("not restored: a %s RAM member does not fit in memory (%s available, %s still to fill in other rd disks, %s kept in reserve%s); %s runs from its disks. Free memory or lower the reserve in %s, then run rdctl --restore",
-				 sz, av, pd, rs, cfg->reserve_line ? "" : " by default", mdname, cfg->path));
-	it->action = "refused";
-	free(sz);
-	free(av);
-	free(rs);
-	free(pd);
-	return -1;
-}
-
-/*
- * The superblock --release kept of mdname's RAM member, when a warm start
- * can use it: the array has its internal bitmap still and the member's
- * slot is free. Otherwise false, with *note saying why when there was a
- * record (the record is used once either way).
- */
-static bool warm_start_record(const char *mdname, uint64_t size, struct md_super *sb, char **note)
-{
-	char *uuid = md_uuid_of(mdname), *why = NULL;
-	struct md_array a;
-	int r;
-
-	*note = NULL;
-	if (!uuid)
-		return false;
-	r = warm_record_take(uuid, sb, &why);
-	if (r == -ENOENT) {
-		free(uuid);
-		return false;
-	}
-	if (r == 0 && md_super_fits(sb, uuid, size, &why) && !md_has_internal_bitmap(mdname))
-		why = xstrdup("the array has no internal bitmap any more");
-	if (!why && md_array_read(mdname, &a) == 0) {
-		for (size_t i = 0; i < a.nmembers && !why; i++)
-			if (a.members[i].slot == sb->role)
-				why = xasprintf("its slot %d is taken by %s", sb->role, a.members[i].name);
-		md_array_clear(&a);
-	}
-	free(uuid);
-	if (why)
-		*note = xasprintf("no warm start (%s)", why);
-	free(why);
-	return !*note;
 }
 
 /*
@@ -421,7 +330,7 @@ static void restore_one(const struct conf_mirror *m, const struct config *cfg, c
 				goto out;
 			}
 		}
-		words = sync_words(&a, rm);
+		words = restore_sync_words(&a, rm);
 		md_array_clear(&a);
 		if (restore_fix_write_mostly(it, mdname) < 0)
 			goto out;
@@ -455,7 +364,7 @@ static void restore_one(const struct conf_mirror *m, const struct config *cfg, c
 		free(a2);
 		goto out;
 	}
-	if (!o->ignore_memory && check_fits(it, cfg, mdname, size) < 0)
+	if (!o->ignore_memory && restore_fits(it, cfg, mdname, size) < 0)
 		goto out;
 	/*
 	 * The RAM member must land in the highest slot (md_ram_slot_low()):
@@ -483,7 +392,7 @@ static void restore_one(const struct conf_mirror *m, const struct config *cfg, c
 	/* no slot free: a --convert stopped before its grow, or the shrink above */
 	grow = raid_disks > 0 && persistent >= raid_disks;
 	if (!compacted && !grow) {
-		warm = warm_start_record(mdname, size, &sb, &warm_note);
+		warm = restore_warm_record(mdname, size, false, &sb, &warm_note);
 		/* no record (a power cut, a crash, a failed member): one made from the array's */
 		if (!warm && !warm_note && md_has_internal_bitmap(mdname)) {
 			made = warm_super_make(mdname, size, &sb, &why) == 0;
@@ -493,7 +402,7 @@ static void restore_one(const struct conf_mirror *m, const struct config *cfg, c
 			free(why);
 			why = NULL;
 		}
-	} else if (warm_start_record(mdname, size, &sb, &warm_note) || warm_note) {
+	} else if (restore_warm_record(mdname, size, false, &sb, &warm_note) || warm_note) {
 		/* the slots move: md would not take that member back; used up */
 		free(warm_note);
 		warm_note = xstrdup("no warm start (the disks moved to other slots)");
@@ -528,7 +437,7 @@ static void restore_one(const struct conf_mirror *m, const struct config *cfg, c
 	r = md_array_read(mdname, &a);
 	if (r == 0) {
 		rm = rd_member(&a);
-		words = rm ? sync_words(&a, rm) : xstrdup("not in the array");
+		words = rm ? restore_sync_words(&a, rm) : xstrdup("not in the array");
 		md_array_clear(&a);
 	} else {
 		words = xstrdup("state unknown");
@@ -620,7 +529,7 @@ int cmd_restore(const struct opts *o)
 	struct config cfg;
 	int r, rc;
 
-	if ((rc = change_begin("restore")) || (rc = check_kernel_bug(o, "restore")))
+	if ((rc = mirror_begin(o, "restore")) || (rc = check_kernel_bug(o, "restore")))
 		return rc;
 	r = config_read(path, &cfg);
 
@@ -638,8 +547,12 @@ int cmd_restore(const struct opts *o)
 		return rc;
 	}
 	drop_same_arrays(&cfg);
-	for (size_t i = 0; i < cfg.n; i++)
-		restore_one(&cfg.v[i], &cfg, o, &rep);
+	for (size_t i = 0; i < cfg.n; i++) {
+		if (o->dry_run)
+			restore_plan_one(&cfg.v[i], &cfg, o, &rep);
+		else
+			restore_one(&cfg.v[i], &cfg, o, &rep);
+	}
 	/*
 	 * Every change is made: let the lock go, then wait for the syncs (md
 	 * recovers all the arrays at once), so that an rdctl run meanwhile
@@ -656,7 +569,9 @@ int cmd_restore(const struct opts *o)
 		config_free(&cfg);
 		return rc;
 	}
-	boot_report_save(&rep, &cfg);
+	/* (--status shows the last restore that ran, not a plan) */
+	if (!o->dry_run)
+		boot_report_save(&rep, &cfg);
 	rc = boot_report_emit(&rep, "restore", &cfg, o->json);
 	boot_report_free(&rep);
 	config_free(&cfg);

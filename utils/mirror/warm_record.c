@@ -76,7 +76,8 @@ out:
 	return r;
 }
 
-int warm_record_take(const char *uuid, struct md_super *sb, char **why)
+/* The record of array uuid, read and checked; deleted when take. */
+static int record_read(const char *uuid, struct md_super *sb, char **why, bool take)
 {
 	char *path = record_path(uuid);
 	unsigned char *block = xmalloc(MD_SUPER_BLOCK);
@@ -97,7 +98,7 @@ int warm_record_take(const char *uuid, struct md_super *sb, char **why)
 	r = n < 0 ? -errno : 0;
 	close(fd);
 	/* used once, good or bad; EROFS (root still read-only at boot) is fine */
-	if (unlink(path) < 0 && errno != ENOENT && errno != EROFS)
+	if (take && unlink(path) < 0 && errno != ENOENT && errno != EROFS)
 		fprintf(stderr, "rdctl: warning: cannot delete %s: %s\n", path, strerror(errno));
 	if (n != MD_SUPER_BLOCK) {
 		*why = xasprintf("%s is not a record: %s", path, r ? strerror(-r) : "not 4 KiB");
@@ -113,4 +114,14 @@ out:
 	free(block);
 	free(path);
 	return r;
+}
+
+int warm_record_take(const char *uuid, struct md_super *sb, char **why)
+{
+	return record_read(uuid, sb, why, true);
+}
+
+int warm_record_peek(const char *uuid, struct md_super *sb, char **why)
+{
+	return record_read(uuid, sb, why, false);
 }

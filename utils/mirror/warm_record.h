@@ -29,5 +29,7 @@ int warm_record_save(const struct md_super *sb, char **why);
  * none, another -errno with *why when it cannot be used.
  */
 int warm_record_take(const char *uuid, struct md_super *sb, char **why);
+/* The same, the record left where it is (--restore --dry-run). */
+int warm_record_peek(const char *uuid, struct md_super *sb, char **why);
 
 #endif
