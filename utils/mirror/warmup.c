@@ -211,6 +211,7 @@ struct job {
 	const struct md_super *sb;
 	struct warm_speed speed;
 	struct warmup w;
+	double copy_s;		/* the copy's own time: its first read to its last write */
 };
 
 /* Is the array still waiting for this disk: running, no RAM member, rd still there? */
@@ -245,9 +246,10 @@ static int add_back(struct job *j, int rd, void *buf, bool copied)
 		if (r == 0)
 			r = mdadm_call(NULL, &msg, dev, "--re-add", path, NULL);
 		if (r == 0) {
-			syslog(LOG_INFO, "warm-up of %s: %s copied (%llu MiB in %lld s) and re-added: md recovers what was written since it left",
-			       j->mdname, j->rd, (unsigned long long)(j->w.total >> 20),
-			       (long long)(time(NULL) - j->w.started));
+			syslog(LOG_INFO,
+			       "warm-up of %s: %s copied (%llu MiB in %.1f s, %.0f MiB/s) and re-added: md recovers what was written since it left",
+			       j->mdname, j->rd, (unsigned long long)(j->w.total >> 20), j->copy_s,
+			       (double)j->w.total / 1048576 / (j->copy_s > 0.001 ? j->copy_s : 0.001));
 			goto out;
 		}
 		syslog(LOG_NOTICE, "warm-up of %s: md did not take %s back (%s): adding it as a new member, md recovers it in full",
@@ -461,7 +463,10 @@ static int daemon_main(struct job *j)
 		       j->mdname, (unsigned long long)size);
 		copied = false;
 	} else {
+		double t0 = mono_now();
+
 		copied = warm_copy(j->mdname, j->rd, md, rd, j->sb->data_offset * 512, &j->w, &stopping) == 0;
+		j->copy_s = mono_now() - t0;
 	}
 	if (stopping)
 		goto out;
