@@ -171,6 +171,10 @@ warm_finish() {
 	# md's limits of the array as they were before the warm-up raised them
 	[[ "$(md_attr sync_speed_min)" == *"(system)"* ]]
 	[[ "$(md_attr sync_speed_max)" == *"(system)"* ]]
+	# and md's requests in flight, on a kernel that has them (6.16+)
+	if [ -e /sys/block/md0/md/sync_io_depth ]; then
+		[[ "$(md_attr sync_io_depth)" == *"(system)"* ]]
+	fi
 	[ "$(md_attr "dev-$rd/state")" = in_sync ]
 	[ "$(md_attr "dev-$rd/slot")" = 2 ]
 	wm_both		# again, now that RAM is in sync

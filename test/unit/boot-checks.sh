@@ -169,8 +169,10 @@ boot_tree
 rd_member 0 in_sync
 put "$broot/sys/block/md0/md/sync_speed_min" "100000 (local)"
 put "$broot/sys/block/md0/md/sync_speed_max" "4000000 (local)"
+# (a kernel with sync_io_depth, 6.16+: the warm-up raised it too)
+put "$broot/sys/block/md0/md/sync_io_depth" "128 (local)"
 # (pid 1 of the fake /proc is no rdctl: the daemon is dead)
-printf 'pid 1\nrd rd0\ndone 1\ntotal 1\nstarted 1\nphase recover\nspeed_min_was system\nspeed_max_was 5000\n' \
+printf 'pid 1\nrd rd0\ndone 1\ntotal 1\nstarted 1\nphase recover\nspeed_min_was system\nspeed_max_was 5000\nio_depth_was system\n' \
 	>"$RDCTL_RUN_DIR/warmup-md0.state"
 run "restore --dry-run dead warm-up" 0 --restore --dry-run --config "$conf"
 expect_out "restore --dry-run dead warm-up" "md0: would clear the state of a warm-up that died, already restored (rd0, in sync); would make sdc write-mostly"
@@ -182,6 +184,8 @@ if [ ! -e "$RDCTL_RUN_DIR/warmup-md0.state" ]; then pass; else fail "restore dea
 if [ "$(cat "$broot/sys/block/md0/md/sync_speed_min")" = system ] &&
 	[ "$(cat "$broot/sys/block/md0/md/sync_speed_max")" = 5000 ]; then pass
 else fail "restore dead warm-up: speeds not put back: $(cat "$broot"/sys/block/md0/md/sync_speed_{min,max})"; fi
+if [ "$(cat "$broot/sys/block/md0/md/sync_io_depth")" = system ]; then pass
+else fail "restore dead warm-up: sync_io_depth not put back: $(cat "$broot/sys/block/md0/md/sync_io_depth")"; fi
 
 # --- by UUID, prealloc, JSON, --wait (sync done at once) ---
 boot_tree

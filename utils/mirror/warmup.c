@@ -100,12 +100,34 @@ static int speed_set(const char *mdname, const char *which, const char *value)
 	return r;
 }
 
-/* md's sync_speed_min and _max of mdname as they were (w->min_was, w->max_was). 0 or -errno. */
+/*
+ * md's requests in flight for a recovery on a busy array above
+ * sync_speed_min (md_do_sync()'s sync_io_within_limit(), 6.16+; md's
+ * default 32), while it recovers the RAM member.
+ */
+#define RECOVERY_IO_DEPTH	128UL
+
+static char *depth_path(const char *mdname)
+{
+	return xasprintf("%s/block/%s/md/sync_io_depth", sysfs_root(), mdname);
+}
+
+/*
+ * md's sync_speed_min and _max of mdname as they were (w->min_was,
+ * w->max_was), and its sync_io_depth when it was raised (w->depth_was).
+ * 0 or -errno.
+ */
 static int speed_put_back(const char *mdname, const struct warmup *w)
 {
-	int r = speed_set(mdname, "min", w->min_was), r2 = speed_set(mdname, "max", w->max_was);
+	int r = speed_set(mdname, "min", w->min_was), r2 = speed_set(mdname, "max", w->max_was), r3 = 0;
 
-	return r < 0 ? r : r2;
+	if (w->depth_was) {
+		char *path = depth_path(mdname);
+
+		r3 = journal_sysfs_write(path, w->depth_was);
+		free(path);
+	}
+	return r < 0 ? r : r2 < 0 ? r2 : r3;
 }
 
 int warmup_cancel(const char *mdname, char **why)
@@ -139,7 +161,7 @@ int warmup_cancel(const char *mdname, char **why)
 	r = 0;
 	/* md's limits, when the daemon raised them and died before it put them back */
 	if (w.min_was && w.max_was && speed_put_back(mdname, &w) < 0)
-		fprintf(stderr, "rdctl: warning: %s: cannot put sync_speed_min/max back to %s and %s\n", mdname,
+		fprintf(stderr, "rdctl: warning: %s: cannot put sync_speed_min/max (or sync_io_depth) back to %s and %s\n", mdname,
 			w.min_was, w.max_was);
 	/* a daemon that got as far as the re-add leaves its disk to md */
 	if (!in_an_array(w.rd)) {
@@ -318,10 +340,42 @@ static void spread_reads(const struct job *j)
  * back (warmup_cancel()). md keeps them per array and forgets them when the
  * array stops: a reboot puts them back by itself.
  */
+/*
+ * On a kernel with sync_io_depth (6.16+) below RECOVERY_IO_DEPTH: raised
+ * with the speeds, put back with them (speed_put_back()). The value it
+ * had is in the state before it changes, so that a crash in between
+ * leaves what the next --restore puts back (warmup_cancel()).
+ */
+static void raise_depth(struct job *j)
+{
+	char *path = depth_path(j->mdname), *text = NULL, *v;
+	int r;
+
+	if (!path_exists(path) || read_text_file(path, &text) < 0 ||
+	    strtoul(text, NULL, 10) >= RECOVERY_IO_DEPTH)
+		goto out;
+	/* "32 (system)" or "64 (local)" */
+	j->w.depth_was = strstr(text, "(system)") ? xstrdup("system") : xasprintf("%lu", strtoul(text, NULL, 10));
+	if (warm_state_write(j->mdname, &j->w) < 0) {
+		syslog(LOG_WARNING, "warm-up of %s: cannot write its state: its sync_io_depth stays", j->mdname);
+		free(j->w.depth_was);
+		j->w.depth_was = NULL;
+		goto out;
+	}
+	v = xasprintf("%lu", RECOVERY_IO_DEPTH);
+	r = journal_sysfs_write(path, v);
+	free(v);
+	if (r < 0)
+		syslog(LOG_WARNING, "warm-up of %s: cannot raise its sync_io_depth: %s", j->mdname, strerror(-r));
+out:
+	free(text);
+	free(path);
+}
+
 static void raise_speed(struct job *j)
 {
 	const char *which[2] = { "min", "max" };
-	char *was[2] = { NULL, NULL }, *path, *text, *v;
+	char *was[2] = { NULL, NULL }, *path, *text, *v, *depth;
 	int r = 0;
 
 	if (!j->speed.raise)
@@ -356,12 +410,17 @@ static void raise_speed(struct job *j)
 		r = speed_set(j->mdname, "min", v);
 		free(v);
 	}
-	if (r < 0)
+	if (r < 0) {
 		syslog(LOG_WARNING, "warm-up of %s: cannot raise its sync_speed_min/max: %s", j->mdname, strerror(-r));
-	else
-		syslog(LOG_INFO, "warm-up of %s: md's recovery of %s at %llu to %llu KiB/s (sync_speed_min/max; was %s and %s)",
-		       j->mdname, j->rd, (unsigned long long)(j->speed.min >> 10),
-		       (unsigned long long)(j->speed.max >> 10), j->w.min_was, j->w.max_was);
+		return;
+	}
+	raise_depth(j);
+	depth = j->w.depth_was ? xasprintf(", sync_io_depth %lu, was %s", RECOVERY_IO_DEPTH, j->w.depth_was)
+			       : xstrdup("");
+	syslog(LOG_INFO, "warm-up of %s: md's recovery of %s at %llu to %llu KiB/s (sync_speed_min/max; was %s and %s)%s",
+	       j->mdname, j->rd, (unsigned long long)(j->speed.min >> 10),
+	       (unsigned long long)(j->speed.max >> 10), j->w.min_was, j->w.max_was, depth);
+	free(depth);
 }
 
 /* After: md's limits as they were, and the state says so. */
@@ -379,7 +438,8 @@ static void lower_speed(struct job *j)
 	}
 	free(j->w.min_was);
 	free(j->w.max_was);
-	j->w.min_was = j->w.max_was = NULL;
+	free(j->w.depth_was);
+	j->w.min_was = j->w.max_was = j->w.depth_was = NULL;
 	warm_state_write(j->mdname, &j->w);
 }
 

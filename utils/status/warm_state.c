@@ -29,6 +29,12 @@ int warm_state_write(const char *mdname, const struct warmup *w)
 		free(text);
 		text = t;
 	}
+	if (w->depth_was) {
+		char *t = xasprintf("%sio_depth_was %s\n", text, w->depth_was);
+
+		free(text);
+		text = t;
+	}
 	r = config_write_atomic(path, text, &msg);
 
 	free(msg);
@@ -72,6 +78,7 @@ void warmup_clear(struct warmup *w)
 	free(w->rd);
 	free(w->min_was);
 	free(w->max_was);
+	free(w->depth_was);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -102,6 +109,9 @@ int warmup_read(const char *mdname, struct warmup *w)
 		} else if (!strcmp(line, "speed_max_was")) {
 			free(w->max_was);
 			w->max_was = xstrdup(v);
+		} else if (!strcmp(line, "io_depth_was")) {
+			free(w->depth_was);
+			w->depth_was = xstrdup(v);
 		} else if (parse_u64(v, &n)) {
 			if (!strcmp(line, "pid"))
 				w->pid = (pid_t)n;

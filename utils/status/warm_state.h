@@ -22,6 +22,7 @@ struct warmup {
 	int64_t started;	/* Unix seconds */
 	bool recovering;	/* phase recover: copied, re-added, md recovering */
 	char *min_was, *max_was;	/* md's sync_speed_min/max to put back; NULL: not raised */
+	char *depth_was;	/* md's sync_io_depth to put back (6.16+); NULL: not raised */
 };
 
 /* Write the state of mdname's warm-up atomically. 0 or -errno. */
