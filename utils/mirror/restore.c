@@ -54,7 +54,6 @@
 #include "mirror/boot.h"
 #include "mirror/rd_prepare.h"
 #include "mirror/steps.h"
-#include "mirror/warm_super.h"
 #include "mirror/warmup.h"
 #include "rd/control.h"
 #include "status/view.h"
@@ -259,8 +258,8 @@ static void restore_one(const struct conf_mirror *m, const struct config *cfg, c
 	struct md_array a;
 	const struct md_member *rm;
 	unsigned index;
-	uint64_t size = m->size, need = 0;
-	char *why = NULL, *msg = NULL, *dev = NULL, *path = NULL, *warm_note = NULL;
+	uint64_t size = m->size;
+	char *msg = NULL, *dev = NULL, *path = NULL, *warm_note = NULL;
 	struct md_super sb;
 	int r, slotted, persistent, top, raid_disks;
 	bool compacted = false, grow, warm = false, made = false;
@@ -347,23 +346,8 @@ static void restore_one(const struct conf_mirror *m, const struct config *cfg, c
 	}
 	md_array_clear(&a);
 
-	r = md_member_size(mdname, &need, &why);
-	if (m->auto_size) {
-		if (r < 0) {
-			boot_item_fail(it, errno_code(-r), why);
-			why = NULL;
-			goto out;
-		}
-		size = need;
-	} else if (r == 0 && size < need) {
-		char *a1 = size_mib_str(size), *a2 = size_mib_str(need);
-
-		boot_item_fail(it, "EINVAL", xasprintf("the configured size %s is smaller than the %s a member of %s needs: use auto",
-						       a1, a2, mdname));
-		free(a1);
-		free(a2);
+	if (restore_size(it, m, mdname, &size) < 0)
 		goto out;
-	}
 	if (!o->ignore_memory && restore_fits(it, cfg, mdname, size) < 0)
 		goto out;
 	/*
@@ -391,22 +375,7 @@ static void restore_one(const struct conf_mirror *m, const struct config *cfg, c
 	}
 	/* no slot free: a --convert stopped before its grow, or the shrink above */
 	grow = raid_disks > 0 && persistent >= raid_disks;
-	if (!compacted && !grow) {
-		warm = restore_warm_record(mdname, size, false, &sb, &warm_note);
-		/* no record (a power cut, a crash, a failed member): one made from the array's */
-		if (!warm && !warm_note && md_has_internal_bitmap(mdname)) {
-			made = warm_super_make(mdname, size, &sb, &why) == 0;
-			warm = made;
-			if (!made)
-				warm_note = xasprintf("no warm start (%s)", why);
-			free(why);
-			why = NULL;
-		}
-	} else if (restore_warm_record(mdname, size, false, &sb, &warm_note) || warm_note) {
-		/* the slots move: md would not take that member back; used up */
-		free(warm_note);
-		warm_note = xstrdup("no warm start (the disks moved to other slots)");
-	}
+	warm = restore_warm_choice(mdname, size, compacted || grow, false, &sb, &made, &warm_note);
 	if (attach_disk(it, size, m->prealloc, &index) < 0)
 		goto out;
 	path = md_dev_path(it->rd);
@@ -460,7 +429,6 @@ wait:
 	}
 out:
 	free(warm_note);
-	free(why);
 	free(words);
 	free(note);
 	free(dev);

@@ -5,12 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/errors.h"
 #include "lib/meminfo.h"
 #include "lib/size.h"
 #include "lib/sysfs.h"
 #include "lib/util.h"
 #include "md/md_ops.h"
 #include "mirror/warm_record.h"
+#include "mirror/warm_super.h"
 #include "status/view.h"
 
 char *restore_sync_words(const struct md_array *a, const struct md_member *m)
@@ -102,4 +104,57 @@ bool restore_warm_record(const char *mdname, uint64_t size, bool peek, struct md
 		*note = xasprintf("no warm start (%s)", why);
 	free(why);
 	return !*note;
+}
+
+int restore_size(struct boot_item *it, const struct conf_mirror *m, const char *mdname, uint64_t *size)
+{
+	uint64_t need = 0;
+	char *why = NULL;
+	int r = md_member_size(mdname, &need, &why);
+
+	if (m->auto_size) {
+		if (r < 0)
+			return boot_item_fail(it, errno_code(-r), why);
+		free(why);
+		*size = need;
+		return 0;
+	}
+	free(why);
+	*size = m->size;
+	if (r == 0 && m->size < need) {
+		char *a1 = size_mib_str(m->size), *a2 = size_mib_str(need);
+
+		boot_item_fail(it, "EINVAL", xasprintf("the configured size %s is smaller than the %s a member of %s needs: use auto",
+						       a1, a2, mdname));
+		free(a1);
+		free(a2);
+		return -1;
+	}
+	return 0;
+}
+
+bool restore_warm_choice(const char *mdname, uint64_t size, bool slots_move, bool peek, struct md_super *sb,
+			 bool *made, char **note)
+{
+	char *why = NULL;
+	bool warm;
+
+	*made = false;
+	warm = restore_warm_record(mdname, size, peek, sb, note);
+	if (slots_move) {
+		if (warm || *note) {
+			free(*note);
+			*note = xstrdup("no warm start (the disks moved to other slots)");
+		}
+		return false;
+	}
+	/* no record (a power cut, a crash, a failed member): one made from the array's */
+	if (!warm && !*note && md_has_internal_bitmap(mdname)) {
+		*made = warm_super_make(mdname, size, sb, &why) == 0;
+		warm = *made;
+		if (!warm)
+			*note = xasprintf("no warm start (%s)", why);
+		free(why);
+	}
+	return warm;
 }

@@ -33,4 +33,23 @@ int restore_fits(struct boot_item *it, const struct config *cfg, const char *mdn
  */
 bool restore_warm_record(const char *mdname, uint64_t size, bool peek, struct md_super *sb, char **note);
 
+/*
+ * The RAM member's size for line m of mdname: what a member needs
+ * (md_member_size()) with auto, else the configured size, refused when
+ * smaller than that. 0 with *size, or -1 with the item failed.
+ */
+int restore_size(struct boot_item *it, const struct conf_mirror *m, const char *mdname, uint64_t *size);
+
+/*
+ * Can a warm start bring mdname's RAM member of size bytes back, and under
+ * which superblock (*sb): the one --release kept, else, with none kept and
+ * an internal bitmap, one made from the array's (*made true). Never when
+ * slots_move (the disks go to other slots first: md would not take that
+ * member back), though a kept record is used up then too. False with *note
+ * (malloc'd) saying why not, or NULL when there is nothing to say. peek:
+ * a kept record is read, not used up (a dry run).
+ */
+bool restore_warm_choice(const char *mdname, uint64_t size, bool slots_move, bool peek, struct md_super *sb,
+			 bool *made, char **note);
+
 #endif

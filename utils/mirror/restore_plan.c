@@ -22,7 +22,6 @@
 #include "mirror/assemble.h"
 #include "mirror/restore_checks.h"
 #include "mirror/steps.h"
-#include "mirror/warm_super.h"
 #include "status/warm_state.h"
 
 /* "; would make sdb sdc write-mostly", or "" (what restore_fix_write_mostly() would set) */
@@ -54,24 +53,10 @@ static char *wm_plan(const struct md_array *a)
 static char *add_plan(const struct conf_mirror *m, const char *mdname, uint64_t size, bool compact, bool grow,
 		      int raid_disks, int persistent)
 {
-	char *sz = size_mib_str(size), *why = NULL, *note = NULL, *how, *first, *slot, *s;
+	char *sz = size_mib_str(size), *note = NULL, *how, *first, *slot, *s;
 	struct md_super sb;
-	bool warm = false, made = false;
-
-	if (!compact && !grow) {
-		warm = restore_warm_record(mdname, size, true, &sb, &note);
-		/* no record: one made from the array's, as restore_one() would */
-		if (!warm && !note && md_has_internal_bitmap(mdname)) {
-			made = warm_super_make(mdname, size, &sb, &why) == 0;
-			warm = made;
-			if (!made)
-				note = xasprintf("no warm start (%s)", why);
-			free(why);
-		}
-	} else if (restore_warm_record(mdname, size, true, &sb, &note) || note) {
-		free(note);
-		note = xstrdup("no warm start (the disks would move to other slots)");
-	}
+	bool made;
+	bool warm = restore_warm_choice(mdname, size, compact || grow, true, &sb, &made, &note);
 	first = compact ? xasprintf("would move the disks below the RAM slot (mdadm --grow --raid-devices=%d), ",
 				    persistent) : xstrdup("");
 	slot = grow ? xasprintf(" in a new slot (mdadm --grow --raid-devices=%d)", raid_disks + 1) : xstrdup("");
@@ -95,9 +80,9 @@ void restore_plan_one(const struct conf_mirror *m, const struct config *cfg, con
 		      struct boot_report *rep)
 {
 	struct boot_item *it = boot_item_new(rep, m->spec);
-	char *mdname = NULL, *plan = NULL, *why = NULL, *pre = NULL, *main_part = NULL, *wm = NULL;
+	char *mdname = NULL, *plan = NULL, *pre = NULL, *main_part = NULL, *wm = NULL;
 	const struct md_member *rm;
-	uint64_t size = m->size, need = 0;
+	uint64_t size = m->size;
 	int r, slotted, persistent, top, raid_disks;
 	struct md_array a;
 	struct warmup w;
@@ -143,10 +128,10 @@ void restore_plan_one(const struct conf_mirror *m, const struct config *cfg, con
 			goto clear;
 		}
 		if (!w.alive) {
+			char *t = xasprintf("%swould clear the state of a warm-up that died, ", pre);
+
 			free(pre);
-			pre = xasprintf("%swould clear the state of a warm-up that died, ",
-					a.array_state && !strcmp(a.array_state, "read-auto") ?
-					"would make it writable (mdadm --readwrite), " : "");
+			pre = t;
 		}
 		warmup_clear(&w);
 	}
@@ -171,23 +156,8 @@ void restore_plan_one(const struct conf_mirror *m, const struct config *cfg, con
 		free(pre);
 		pre = t;
 	}
-	r = md_member_size(mdname, &need, &why);
-	if (m->auto_size) {
-		if (r < 0) {
-			boot_item_fail(it, errno_code(-r), why);
-			why = NULL;
-			goto clear;
-		}
-		size = need;
-	} else if (r == 0 && size < need) {
-		char *a1 = size_mib_str(size), *a2 = size_mib_str(need);
-
-		boot_item_fail(it, "EINVAL", xasprintf("the configured size %s is smaller than the %s a member of %s needs: use auto",
-						       a1, a2, mdname));
-		free(a1);
-		free(a2);
+	if (restore_size(it, m, mdname, &size) < 0)
 		goto clear;
-	}
 	if (!o->ignore_memory && restore_fits(it, cfg, mdname, size) < 0)
 		goto clear;
 	{
@@ -202,7 +172,6 @@ void restore_plan_one(const struct conf_mirror *m, const struct config *cfg, con
 clear:
 	md_array_clear(&a);
 out:
-	free(why);
 	free(pre);
 	free(main_part);
 	free(wm);
