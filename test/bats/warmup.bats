@@ -192,6 +192,13 @@ warm_finish() {
 	ram=$(awk -v d="device=\"$rd\"" 'index($0, "rdmirror_mirror_reads_total{") == 1 && index($0, d) { print $2 }' <<<"$output")
 	echo "rdmirror_mirror_reads_total of $rd: ${ram:-none}"
 	[ "${ram:-0}" -gt 0 ]
+	# and --status gives the share RAM served, with the module's defaults
+	# (iostats off: rdctl turns the statistics on for its RAM member)
+	[ "$(cat /sys/module/rdmirror/parameters/iostats)" = N ]
+	run rdctl --status --json --config "$CONF"
+	[ "$status" -eq 0 ]
+	echo "ram_read_share: $(jq -c '.mirrors[0] | [.ram_reads, .disk_reads, .ram_read_share]' <<<"$output")"
+	jq -e '.mirrors[0].ram_read_share > 0' <<<"$output" >/dev/null
 	same_as_disk "$rd"
 	echo check >/sys/block/md0/md/sync_action
 	sleep 1

@@ -105,6 +105,19 @@ expect_out_has "status in sync" "warnings: none"
 run "status in sync json" 0 --status --config "$sconf" --json
 validate "status in sync json" module,memory,disks,arrays,mirrors,warnings,status
 json_is "status in sync json" 'd["status"]=="OK" and d["mirrors"][0]["state"]=="in_sync" and d["mirrors"][0]["uuid"]=="'$s_uuid'" and d["mirrors"][0]["configured"] and d["mirrors"][0]["line"]==1'
+# the RAM share of reads: rd0 9000 against sdb 7 + sdc 5
+json_is "status in sync json: reads" 'd["mirrors"][0]["ram_reads"]==9000 and d["mirrors"][0]["disk_reads"]==12 and abs(d["mirrors"][0]["ram_read_share"]-9000/9012.0)<1e-9'
+run "status in sync" 0 --status --config "$sconf"
+expect_out_has "status in sync: share" "in sync (rd0): reads come from RAM (99.9% of 9012 so far)"
+# a RAM member that keeps no I/O statistics: its side unknown, no share
+sput "$sroot/sys/block/rd0/queue/iostats" 0
+run "status uncounted json" 0 --status --config "$sconf" --json
+validate "status uncounted json" module,memory,disks,arrays,mirrors,warnings,status
+json_is "status uncounted json" 'd["mirrors"][0]["ram_reads"] is None and d["mirrors"][0]["disk_reads"]==12 and d["mirrors"][0]["ram_read_share"] is None'
+run "status uncounted" 0 --status --config "$sconf"
+expect_out_has "status uncounted" "in sync (rd0): reads come from RAM"
+if grep -q "so far" "$out"; then fail "status uncounted: a share without RAM counts: $(cat "$out")"; else pass; fi
+rm "$sroot/sys/block/rd0/queue/iostats"
 run "nagios in sync" 0 --status --nagios --config "$sconf"
 if grep -qx 'RDMIRROR OK - md0 in sync | warnings=0;;;0 criticals=0;;;0 md0_sync=100.0%;;;0;100 md0_ram_bytes=1073741824B;;;0;1074790400' "$out"
 then pass; else fail "nagios in sync: $(cat "$out")"; fi

@@ -206,6 +206,23 @@ int rd_disk_count_io(unsigned index)
 	return r;
 }
 
+int64_t block_reads(const char *dev)
+{
+	static const char *const where[] = { "class/block", "block" };
+
+	for (size_t i = 0; i < 2; i++) {
+		char *path = xasprintf("%s/%s/%s/stat", sysfs_root(), where[i], dev), *text = NULL;
+		unsigned long long n;
+		int ok = read_text_file(path, &text) == 0 && sscanf(text, "%llu", &n) == 1;
+
+		free(path);
+		free(text);
+		if (ok)
+			return n > INT64_MAX ? INT64_MAX : (int64_t)n;
+	}
+	return -1;
+}
+
 void rd_disk_clear(struct rd_disk *d)
 {
 	free(d->name);

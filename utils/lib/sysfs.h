@@ -49,6 +49,13 @@ void rd_disk_clear(struct rd_disk *d);
  */
 int rd_disk_count_io(unsigned index);
 
+/*
+ * Reads a block device (a partition too) has completed: the first field of
+ * its stat file, counted since boot, or for an rd disk since its statistics
+ * were turned on. -1 when unknown.
+ */
+int64_t block_reads(const char *dev);
+
 /* Every rd disk, sorted by index. 0 or -errno. */
 int rd_disks_list(struct rd_disk **disks, size_t *n);
 void rd_disks_free(struct rd_disk *disks, size_t n);

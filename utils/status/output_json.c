@@ -79,6 +79,7 @@ json_t *json_warning(const struct warning *w)
 json_t *json_mirror(const struct mirror *x)
 {
 	json_t *o = jobj();
+	double share = mirror_ram_read_share(x);
 
 	jset(o, "spec", json_string(x->spec));
 	jset(o, "line", x->line > 0 ? json_integer(x->line) : json_null());
@@ -91,6 +92,9 @@ json_t *json_mirror(const struct mirror *x)
 	jset(o, "rate", x->rate < 0 ? json_null() : json_integer(x->rate));
 	jset(o, "eta_seconds", x->eta < 0 ? json_null() : json_integer(x->eta));
 	jset(o, "ram_allocated", x->has_ram ? ju64(x->ram_bytes) : json_null());
+	jset(o, "ram_reads", x->ram_reads < 0 ? json_null() : json_integer(x->ram_reads));
+	jset(o, "disk_reads", x->disk_reads < 0 ? json_null() : json_integer(x->disk_reads));
+	jset(o, "ram_read_share", share < 0 ? json_null() : json_real(share));
 	jset(o, "reason", jstr_or_null(x->reason));
 	jset(o, "fix", jstr_or_null(x->fix));
 	return o;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "status/output_text.h"
 
+#include <inttypes.h>
 #include <libsmartcols.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,11 +86,16 @@ static int print_mirror(FILE *f, const struct mirror *x)
 	char *what, *line = x->configured ? xasprintf(", line %d", x->line) : xstrdup(", not configured");
 	const char *bare = strncmp(x->spec, "/dev/", 5) ? x->spec : x->spec + 5;
 	bool other = x->array && strcmp(bare, x->array);
+	double share = mirror_ram_read_share(x);
 	int r = 0;
 
 	switch (x->state) {
 	case MIRROR_IN_SYNC:
-		what = xasprintf("in sync (%s): reads come from RAM", x->rd);
+		if (share >= 0)
+			what = xasprintf("in sync (%s): reads come from RAM (%.1f%% of %" PRId64 " so far)",
+					 x->rd, 100 * share, x->ram_reads + x->disk_reads);
+		else
+			what = xasprintf("in sync (%s): reads come from RAM", x->rd);
 		break;
 	case MIRROR_RECOVERING:
 		if (x->progress >= 0) {

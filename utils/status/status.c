@@ -106,6 +106,7 @@ static struct mirror *mirror_new(struct status *st, const char *spec)
 	x->spec = xstrdup(spec);
 	x->ai = -1;
 	x->progress = x->rate = x->eta = -1;
+	x->ram_reads = x->disk_reads = -1;
 	return x;
 }
 
@@ -273,6 +274,40 @@ static bool warm_copy(struct status *st, struct mirror *x)
 	return true;
 }
 
+/*
+ * The reads a's working members have completed, RAM against disks. Each
+ * counter runs from its own start (a disk's from boot, the RAM member's from
+ * its attach, which turns its statistics on), so the share is of the reads
+ * counted so far; a rate of the same counters gives the share now. A RAM
+ * member that keeps no statistics leaves the RAM side unknown, not 0.
+ */
+static void read_counts(const struct status *st, struct mirror *x, const struct md_array *a)
+{
+	int64_t ram = 0, disks = 0;
+
+	for (size_t j = 0; j < a->nmembers; j++) {
+		const struct md_member *m = &a->members[j];
+		int64_t n = m->faulty ? 0 : block_reads(m->name);
+
+		for (size_t i = 0; m->is_ram && i < st->ndisks; i++)
+			if (!strcmp(st->disks[i].name, m->name) && st->disks[i].io_uncounted)
+				n = -1;
+		if (m->is_ram)
+			ram = ram < 0 || n < 0 ? -1 : ram + n;
+		else
+			disks = disks < 0 || n < 0 ? -1 : disks + n;
+	}
+	x->ram_reads = ram;
+	x->disk_reads = disks;
+}
+
+double mirror_ram_read_share(const struct mirror *x)
+{
+	if (x->ram_reads < 0 || x->disk_reads < 0 || x->ram_reads + x->disk_reads == 0)
+		return -1;
+	return (double)x->ram_reads / (double)(x->ram_reads + x->disk_reads);
+}
+
 /* The state of mirror x over array a, which is there. */
 static void mirror_of_array(struct status *st, struct mirror *x, const struct conf_mirror *m)
 {
@@ -281,6 +316,7 @@ static void mirror_of_array(struct status *st, struct mirror *x, const struct co
 	double pct = md_sync_percent(a);
 
 	x->array = xstrdup(a->name);
+	read_counts(st, x, a);
 	if (!x->uuid)
 		x->uuid = md_uuid_of(a->name);
 	if (x->uuid && !config_uuid_valid(x->uuid)) {

@@ -49,7 +49,12 @@ struct mirror {
 	char *brief;		/* the same in a few words, for the plugin line */
 	char *fix;		/* the command that fixes it, NULL */
 	bool copying;		/* recovering: a warm-up copy, before md has the member */
+	/* reads the members completed (read_counts() in status.c); -1 unknown */
+	int64_t ram_reads, disk_reads;
 };
+
+/* The share of x's reads its RAM member served, 0 to 1; -1 unknown. */
+double mirror_ram_read_share(const struct mirror *x);
 
 struct status {
 	char *config_path;

@@ -37,24 +37,6 @@ static char *mirror_labels(const struct mirror *x)
 	return s;
 }
 
-/* Reads completed by a block device: the first field of its stat file; -1 unknown. */
-static int64_t reads_of(const char *dev)
-{
-	static const char *const where[] = { "class/block", "block" };
-
-	for (size_t i = 0; i < 2; i++) {
-		char *path = xasprintf("%s/%s/%s/stat", sysfs_root(), where[i], dev), *text = NULL;
-		unsigned long long n;
-		int ok = read_text_file(path, &text) == 0 && sscanf(text, "%llu", &n) == 1;
-
-		free(path);
-		free(text);
-		if (ok)
-			return n > INT64_MAX ? INT64_MAX : (int64_t)n;
-	}
-	return -1;
-}
-
 typedef int64_t (*mirror_value)(const struct status *st, const struct mirror *x);
 
 static int64_t v_configured(const struct status *st, const struct mirror *x)
@@ -145,7 +127,7 @@ static int reads(FILE *f, const struct status *st)
 		l = mirror_labels(x);
 		for (size_t j = 0; j < a->nmembers; j++) {
 			const struct md_member *m = &a->members[j];
-			int64_t n = m->faulty ? -1 : reads_of(m->name);
+			int64_t n = m->faulty ? -1 : block_reads(m->name);
 			char *d;
 
 			if (n < 0)
