@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "md/md_super.h"
 #include "unit.h"
@@ -85,10 +86,21 @@ static void test_returning(void)
 	put64(b, 152, 4096);
 	seal(b);
 	CHECK(md_super_parse(b, &tmpl, &why) == 0);
-	CHECK(md_super_returning(&tmpl, "1.2", rd, 520192, 7, 1, &sb, &why) == 0);
+	CHECK(md_super_returning(&tmpl, "1.2", rd, 520192, 7, 1, 70, &sb, &why) == 0);
 	r = sb.raw;
 	CHECK(sb.role == 1 && sb.dev_number == 7);
 	CHECK_U64(sb.events, 76);	/* one below the template's */
+	/*
+	 * the bitmap cleared at the template's own event (a clean stop, a
+	 * degraded start): one below would be refused, so the template's own
+	 */
+	CHECK(md_super_returning(&tmpl, "1.2", rd, 520192, 7, 1, 77, &sb, &why) == 0);
+	CHECK_U64(sb.events, 77);
+	/* cleared after the template's events: a template read before it */
+	CHECK(md_super_returning(&tmpl, "1.2", rd, 520192, 7, 1, 78, &sb, &why) < 0);
+	free(why);
+	why = NULL;
+	CHECK(md_super_returning(&tmpl, "1.2", rd, 520192, 7, 1, 0, &sb, &why) == 0);
 	CHECK_U64(sb.super_offset, 8);
 	CHECK_U64(sb.data_offset, 2048);
 	CHECK_U64(sb.data_size, 520192);
@@ -99,26 +111,76 @@ static void test_returning(void)
 	CHECK(memcmp(r + 168, b + 168, 16) != 0);	/* a device uuid of its own */
 	CHECK(md_super_fits(&sb, uuid, rd, &why));
 	/* a device one sector short of the data area; metadata 1.0 at the end */
-	CHECK(md_super_returning(&tmpl, "1.2", rd - 512, 520192, 7, 1, &sb, &why) < 0);
+	CHECK(md_super_returning(&tmpl, "1.2", rd - 512, 520192, 7, 1, 0, &sb, &why) < 0);
 	free(why);
 	put64(b, 128, 0);	/* 1.0: data first, the superblock 8-12 KiB before the end */
 	put64(b, 144, 1000000);
 	put32(b, 96, (uint32_t)-16);	/* bitmap 16 sectors before it */
 	seal(b);
 	CHECK(md_super_parse(b, &tmpl, &why) == 0);
-	CHECK(md_super_returning(&tmpl, "1.0", 520192ULL * 512 + 32 * 512, 520192, 0, 2, &sb, &why) == 0);
+	CHECK(md_super_returning(&tmpl, "1.0", 520192ULL * 512 + 32 * 512, 520192, 0, 2, 0, &sb, &why) == 0);
 	CHECK_U64(sb.super_offset, 520192 + 16);
 	CHECK_U64(sb.data_size, 520192);
-	CHECK(md_super_returning(&tmpl, "1.0", 520192ULL * 512 + 16 * 512, 520192, 0, 2, &sb, &why) < 0);
+	CHECK(md_super_returning(&tmpl, "1.0", 520192ULL * 512 + 16 * 512, 520192, 0, 2, 0, &sb, &why) < 0);
 	free(why);
 	/* a slot out of the array; a reshape running */
-	CHECK(md_super_returning(&tmpl, "1.0", 1ULL << 30, 520192, 0, 3, &sb, &why) < 0);
+	CHECK(md_super_returning(&tmpl, "1.0", 1ULL << 30, 520192, 0, 3, 0, &sb, &why) < 0);
 	free(why);
 	put32(b, 8, 4);
 	seal(b);
 	CHECK(md_super_parse(b, &tmpl, &why) == 0);
-	CHECK(md_super_returning(&tmpl, "1.0", 1ULL << 30, 520192, 0, 2, &sb, &why) < 0);
+	CHECK(md_super_returning(&tmpl, "1.0", 1ULL << 30, 520192, 0, 2, 0, &sb, &why) < 0);
 	free(why);
+	free(b);
+}
+
+/* md_bitmap_events_cleared(): the bitmap's superblock at the member's bitmap offset */
+static void test_bitmap(void)
+{
+	char path[] = "/tmp/rdctl-unit-bitmap-XXXXXX";
+	unsigned char *b = member(), bm[512] = { 0 };
+	struct md_super sb;
+	uint64_t cleared = 0;
+	char *why = NULL;
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	put32(b, 8, 1);			/* bitmap offset in the feature map */
+	put32(b, 96, 8);		/* 8 sectors after the superblock */
+	seal(b);
+	CHECK(md_super_parse(b, &sb, &why) == 0);
+	put32(bm, 0, 0x6d746962);	/* "bitm" */
+	put32(bm, 4, 4);
+	memcpy(bm + 8, b + 16, 16);	/* the array's uuid */
+	put64(bm, 24, 77);		/* events */
+	put64(bm, 32, 75);		/* events_cleared */
+	CHECK(pwrite(fd, b, MD_SUPER_BLOCK, 8 * 512) == MD_SUPER_BLOCK);
+	CHECK(pwrite(fd, bm, sizeof(bm), 16 * 512) == (ssize_t)sizeof(bm));
+	CHECK(ftruncate(fd, 1 << 20) == 0);
+	CHECK(md_bitmap_events_cleared(path, &sb, &cleared, &why) == 0);
+	CHECK_U64(cleared, 75);
+	/* another array's bitmap, and none there */
+	bm[8] ^= 1;
+	CHECK(pwrite(fd, bm, sizeof(bm), 16 * 512) == (ssize_t)sizeof(bm));
+	CHECK(md_bitmap_events_cleared(path, &sb, &cleared, &why) < 0);
+	free(why);
+	why = NULL;
+	bm[8] ^= 1;
+	put32(bm, 0, 0);
+	CHECK(pwrite(fd, bm, sizeof(bm), 16 * 512) == (ssize_t)sizeof(bm));
+	CHECK(md_bitmap_events_cleared(path, &sb, &cleared, &why) < 0);
+	free(why);
+	why = NULL;
+	/* a superblock without a bitmap */
+	put32(b, 8, 0);
+	seal(b);
+	CHECK(md_super_parse(b, &sb, &why) == 0);
+	CHECK(md_bitmap_events_cleared(path, &sb, &cleared, &why) < 0);
+	free(why);
+	close(fd);
+	unlink(path);
 	free(b);
 }
 
@@ -176,4 +238,5 @@ void test_md_super(void)
 	free(why);
 	free(b);
 	test_returning();
+	test_bitmap();
 }

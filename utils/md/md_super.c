@@ -13,6 +13,7 @@
 
 #define SB_MAGIC		0xa92b4efcU
 #define SB_FIXED		256	/* bytes before dev_roles[] */
+#define FEATURE_BITMAP_OFFSET	1U
 #define FEATURE_RECOVERY_OFFSET	2U
 #define FEATURE_RESHAPE_ACTIVE	4U
 #define FEATURE_REPLACEMENT	16U
@@ -43,6 +44,12 @@
 #define OFF_EVENTS		200
 #define OFF_CSUM		216
 #define OFF_MAX_DEV		220
+
+/* offsets in bitmap_super_t (drivers/md/md-bitmap.h) */
+#define BM_MAGIC		0x6d746962U	/* "bitm" */
+#define BM_OFF_MAGIC		0
+#define BM_OFF_UUID		8
+#define BM_OFF_EVENTS_CLEARED	32
 
 static uint32_t le32(const unsigned char *p)
 {
@@ -150,24 +157,21 @@ static bool super_offset_of(const char *ver, uint64_t size, uint64_t *off)
 	return true;
 }
 
-int md_super_read(const char *path, const char *ver, uint64_t size, struct md_super *sb, char **why)
+/*
+ * len bytes at byte off of path, into a 4 KiB-aligned buffer (*out, to
+ * free), where len and off are multiples of 4096. O_DIRECT: md writes its
+ * superblocks and its bitmap by bio, past the device's page cache, which
+ * may still hold what mdadm --create wrote (events 0) or what an earlier
+ * mdadm --examine read. (Without it only where the file system of a
+ * regular file refuses O_DIRECT.) 0, or -errno with *why.
+ */
+static int read_direct(const char *path, uint64_t off, size_t len, unsigned char **out, char **why)
 {
 	unsigned char *block;
-	uint64_t off;
 	ssize_t n;
 	int fd, r;
 
-	*why = NULL;
-	if (!super_offset_of(ver, size, &off)) {
-		*why = xasprintf("metadata %s: only 1.0, 1.1 and 1.2 are kept", ver);
-		return -EINVAL;
-	}
-	/*
-	 * O_DIRECT: md writes its superblocks by bio, past the device's page
-	 * cache, which may still hold what mdadm --create wrote (events 0) or
-	 * what an earlier mdadm --examine read. (Without it only where the
-	 * file system of a regular file refuses O_DIRECT.)
-	 */
+	*out = NULL;
 	fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
 	if (fd < 0 && errno == EINVAL)
 		fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -176,21 +180,40 @@ int md_super_read(const char *path, const char *ver, uint64_t size, struct md_su
 		*why = xasprintf("cannot open %s: %s", path, strerror(errno));
 		return r;
 	}
-	if (posix_memalign((void **)&block, MD_SUPER_BLOCK, MD_SUPER_BLOCK)) {
+	if (posix_memalign((void **)&block, MD_SUPER_BLOCK, len)) {
 		close(fd);
 		*why = xstrdup("out of memory");
 		return -ENOMEM;
 	}
 	do
-		n = pread(fd, block, MD_SUPER_BLOCK, (off_t)(off * 512));
+		n = pread(fd, block, len, (off_t)off);
 	while (n < 0 && errno == EINTR);
 	r = n < 0 ? -errno : 0;
 	close(fd);
-	if (n != MD_SUPER_BLOCK) {
-		*why = xasprintf("cannot read the superblock of %s: %s", path, r ? strerror(-r) : "short read");
+	if (n != (ssize_t)len) {
+		*why = xasprintf("cannot read %zu bytes at %llu of %s: %s", len, (unsigned long long)off, path,
+				 r ? strerror(-r) : "short read");
 		free(block);
 		return r ? r : -EIO;
 	}
+	*out = block;
+	return 0;
+}
+
+int md_super_read(const char *path, const char *ver, uint64_t size, struct md_super *sb, char **why)
+{
+	unsigned char *block;
+	uint64_t off;
+	int r;
+
+	*why = NULL;
+	if (!super_offset_of(ver, size, &off)) {
+		*why = xasprintf("metadata %s: only 1.0, 1.1 and 1.2 are kept", ver);
+		return -EINVAL;
+	}
+	r = read_direct(path, off * 512, MD_SUPER_BLOCK, &block, why);
+	if (r < 0)
+		return r;
 	r = md_super_parse(block, sb, why);
 	free(block);
 	if (r == 0 && sb->super_offset != off) {
@@ -198,6 +221,35 @@ int md_super_read(const char *path, const char *ver, uint64_t size, struct md_su
 				 (unsigned long long)sb->super_offset, (unsigned long long)off);
 		r = -EINVAL;
 	}
+	return r;
+}
+
+int md_bitmap_events_cleared(const char *path, const struct md_super *sb, uint64_t *cleared, char **why)
+{
+	int32_t rel = (int32_t)le32(sb->raw + OFF_BITMAP_OFFSET);
+	uint64_t at, base;
+	unsigned char *block;
+	int r;
+
+	*why = NULL;
+	if (!(sb->feature_map & FEATURE_BITMAP_OFFSET) || rel == 0 ||
+	    (rel < 0 && (uint64_t)-(int64_t)rel > sb->super_offset)) {
+		*why = xstrdup("its superblock places no internal bitmap");
+		return -EINVAL;
+	}
+	at = (sb->super_offset + (uint64_t)(int64_t)rel) * 512;
+	base = at & ~(uint64_t)(MD_SUPER_BLOCK - 1);
+	r = read_direct(path, base, MD_SUPER_BLOCK, &block, why);
+	if (r < 0)
+		return r;
+	if (le32(block + (at - base) + BM_OFF_MAGIC) != BM_MAGIC ||
+	    memcmp(block + (at - base) + BM_OFF_UUID, sb->raw + OFF_UUID, 16)) {
+		*why = xasprintf("no bitmap of the array at sector %llu of %s", (unsigned long long)(at / 512), path);
+		r = -EINVAL;
+	} else {
+		*cleared = le64(block + (at - base) + BM_OFF_EVENTS_CLEARED);
+	}
+	free(block);
 	return r;
 }
 
@@ -216,7 +268,7 @@ bool md_super_fits(const struct md_super *sb, const char *uuid, uint64_t size, c
 }
 
 int md_super_returning(const struct md_super *tmpl, const char *ver, uint64_t size, uint64_t comp,
-		       uint32_t nr, int slot, struct md_super *out, char **why)
+		       uint32_t nr, int slot, uint64_t cleared, struct md_super *out, char **why)
 {
 	unsigned char *b;
 	uint32_t max_dev = le32(tmpl->raw + OFF_MAX_DEV), feat = tmpl->feature_map;
@@ -229,6 +281,11 @@ int md_super_returning(const struct md_super *tmpl, const char *ver, uint64_t si
 	if (feat & (FEATURE_RESHAPE_ACTIVE | FEATURE_CLUSTERED | FEATURE_JOURNAL | FEATURE_PPL | FEATURE_MULTIPLE_PPLS)) {
 		*why = xasprintf("the array's superblock has features 0x%x (a reshape, a cluster, a journal or PPL)",
 				 feat);
+		return -EINVAL;
+	}
+	if (cleared > tmpl->events) {
+		*why = xasprintf("the bitmap was cleared at event %llu, after the superblock's %llu",
+				 (unsigned long long)cleared, (unsigned long long)tmpl->events);
 		return -EINVAL;
 	}
 	if (slot < 0 || (uint32_t)slot >= tmpl->raid_disks || tmpl->events == 0 ||
@@ -269,7 +326,7 @@ int md_super_returning(const struct md_super *tmpl, const char *ver, uint64_t si
 		return r;
 	}
 	b[OFF_DEVFLAGS] = 0;	/* not write-mostly, not failfast */
-	put64(b + OFF_EVENTS, tmpl->events - 1);
+	put64(b + OFF_EVENTS, tmpl->events - 1 > cleared ? tmpl->events - 1 : cleared);
 	for (; max_dev <= nr; max_dev++) {
 		b[SB_FIXED + 2 * max_dev] = ROLE_SPARE & 0xff;
 		b[SB_FIXED + 2 * max_dev + 1] = ROLE_SPARE >> 8;

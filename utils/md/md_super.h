@@ -60,13 +60,26 @@ bool md_super_fits(const struct md_super *sb, const char *uuid, uint64_t size, c
  *     (the array's component size);
  *   - events one below tmpl's (tmpl is written at every event): older
  *     than the array, so super_1_validate() sets Bitmap_sync (a read-only
- *     array does not take it back, rdev_addable()), and not older than the
- *     bitmap's events_cleared, which stops when the array goes degraded.
+ *     array does not take it back, rdev_addable()); but never below the
+ *     bitmap's events_cleared (cleared, read with tmpl), or
+ *     super_1_validate() does not take it back at all. The two meet when
+ *     the array has counted no event since its bitmap last cleared a bit
+ *     (a clean stop rolls both back to the same event, md_update_sb() and
+ *     write_sb(); a degraded start counts none): then events are tmpl's
+ *     own. Either way md_add_new_disk() clears In_sync, so md recovers
+ *     every chunk the bitmap marks.
  * 0 with *out, or -EINVAL with *why when tmpl cannot serve (a reshape,
- * a cluster, a journal or PPL, no room).
+ * a cluster, a journal or PPL, no room, cleared after tmpl's events).
  */
 int md_super_returning(const struct md_super *tmpl, const char *ver, uint64_t size, uint64_t comp,
-		       uint32_t nr, int slot, struct md_super *out, char **why);
+		       uint32_t nr, int slot, uint64_t cleared, struct md_super *out, char **why);
+
+/*
+ * The events_cleared of the internal bitmap of the member at path whose
+ * superblock is sb (bitmap_super_t, at sb's bitmap offset): the event at
+ * which md last cleared a bit. 0, or -errno / -EINVAL with *why.
+ */
+int md_bitmap_events_cleared(const char *path, const struct md_super *sb, uint64_t *cleared, char **why);
 
 /* Has the running array mdname md's internal write-intent bitmap? */
 bool md_has_internal_bitmap(const char *mdname);

@@ -38,7 +38,8 @@ int warm_super_make(const char *mdname, uint64_t size, struct md_super *sb, char
 	bool used[MAX_NUMBERS] = { false }, have_tmpl = false;
 	struct md_super tmpl, m;
 	struct md_array a;
-	uint64_t comp_kib = 0;
+	char *tmpl_path = NULL;
+	uint64_t comp_kib = 0, cleared = 0;
 	uint32_t nr;
 	int r, slot = -1;
 
@@ -81,6 +82,7 @@ int warm_super_make(const char *mdname, uint64_t size, struct md_super *sb, char
 		}
 		if (r == 0 && !have_tmpl && !mb->is_ram && mb->in_sync && !mb->faulty && m.role == mb->slot) {
 			tmpl = m;
+			tmpl_path = md_dev_path(mb->name);
 			have_tmpl = true;
 		}
 	}
@@ -94,10 +96,13 @@ int warm_super_make(const char *mdname, uint64_t size, struct md_super *sb, char
 	}
 	for (nr = 0; nr < MAX_NUMBERS && used[nr]; nr++)
 		;
-	r = md_super_returning(&tmpl, ver, size, comp_kib * 2, nr, slot, sb, why);
+	r = md_bitmap_events_cleared(tmpl_path, &tmpl, &cleared, why);
+	if (r == 0)
+		r = md_super_returning(&tmpl, ver, size, comp_kib * 2, nr, slot, cleared, sb, why);
 	if (r == 0 && !md_super_fits(sb, uuid, size, why))
 		r = -EINVAL;
 out:
+	free(tmpl_path);
 	free(uuid);
 	free(ver);
 	return r;
