@@ -185,6 +185,15 @@
 	# bytes copied by the hold (every reader at its stretch's half)
 	copied=$(sed -n 's/^done //p' "$RDCTL_RUN_DIR"/warmup-md0.state)
 	rm "$T/hold"
+	# md refuses the re-add and recovers all of the disk: the daemon's state
+	# says so meanwhile, for --status (warm_start_full)
+	for _ in $(seq 1200); do
+		phase=$(sed -n 's/^phase //p' "$RDCTL_RUN_DIR"/warmup-md0.state 2>/dev/null) || phase=""
+		if [ -n "$phase" ] && [ "$phase" != copy ]; then break; fi
+		sleep 0.05
+	done
+	echo "the warm-up's phase after the copy: ${phase:-none}"
+	[ "$phase" = full ]
 	run rdctl --restore --config "$CONF" --wait --timeout 300
 	echo "restore: $output"
 	[ "$status" -eq 0 ]

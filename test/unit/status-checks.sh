@@ -162,6 +162,24 @@ expect_out_has "prometheus warm-up" 'rdmirror_mirror_recovery_eta_seconds{array=
 expect_out_has "prometheus warm-up" 'rdmirror_mirror_ram_member_present{array="md0",uuid="'$s_uuid'"} 1'
 vg "nagios warm-up" 0 --status --nagios --config "$sconf"
 vg "prometheus warm-up" 0 --status --prometheus --config "$sconf"
+# md refused the warm-up's re-add: the daemon (alive) added rd0 anew and
+# md recovers all of it; --status says so, at OK, and not once the daemon
+# is gone or for another disk
+sput "$sroot/proc/4242/comm" rdctl
+printf 'pid 4242\nrd rd0\ndone 1\ntotal 1\nstarted 1\nphase full\n' >"$RDCTL_RUN_DIR/warmup-md0.state"
+run "warm-up full recovery" 0 --status --json --config "$sconf"
+validate "warm-up full recovery" module,memory,disks,arrays,mirrors,warnings,status
+expect_sev "warm-up full recovery" warm_start_full OK
+run "warm-up full recovery text" 0 --status --config "$sconf"
+expect_out_has "warm-up full recovery text" "md0: md did not take RAM member rd0 back after the warm-up copy"
+printf 'pid 4242\nrd rd0\ndone 1\ntotal 1\nstarted 1\nphase recover\n' >"$RDCTL_RUN_DIR/warmup-md0.state"
+run "warm-up re-added" 0 --status --json --config "$sconf"
+expect_sev "warm-up re-added: no full recovery" warm_start_full none
+printf 'pid 4242\nrd rd0\ndone 1\ntotal 1\nstarted 1\nphase full\n' >"$RDCTL_RUN_DIR/warmup-md0.state"
+rm -r "$sroot/proc/4242"
+run "warm-up full, daemon gone" 0 --status --json --config "$sconf"
+expect_sev "warm-up full, daemon gone" warm_start_full none
+rm "$RDCTL_RUN_DIR/warmup-md0.state"
 # a disk missing during the warm-up: degraded beyond the RAM slot is a WARNING
 rm -rf "$sroot/sys/block/md0/md/dev-sdc"
 sput "$sroot/sys/block/md0/md/degraded" 2

@@ -279,6 +279,7 @@ static int add_back(struct job *j, int rd, void *buf, bool copied)
 		free(msg);
 		msg = NULL;
 	}
+	j->w.full = true;	/* md recovers all of it: --status says so (warm_start_full) */
 	if ((r = rd_prepare_for_md(j->rd, j->mdname, &msg)) < 0 ||
 	    (r = mdadm_call(NULL, &msg, dev, "--add", path, NULL)) < 0)
 		syslog(LOG_ERR, "warm-up of %s: adding %s failed: %s; run rdctl --restore", j->mdname, j->rd,

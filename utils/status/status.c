@@ -343,7 +343,13 @@ static void mirror_of_array(struct status *st, struct mirror *x, const struct co
 		x->state = MIRROR_IN_SYNC;
 		x->progress = 100;
 	} else {
+		struct warmup w;
+
 		x->state = MIRROR_RECOVERING;
+		if (warmup_read(a->name, &w) == 0) {
+			x->full_recovery = w.alive && w.full && w.rd && !strcmp(w.rd, ram->name);
+			warmup_clear(&w);
+		}
 		if (a->sync_action && !strcmp(a->sync_action, "recover") && pct >= 0) {
 			x->progress = pct;
 			x->eta = md_sync_eta(a);
@@ -500,6 +506,10 @@ static void mirror_findings(struct status *st)
 					       x->array, x->rd, x->progress, eta));
 			free(eta);
 		}
+		if (x->full_recovery)
+			warnings_add(&st->w, SEV_OK, "warm_start_full", x->array, x->rd,
+				     xasprintf("%s: md did not take RAM member %s back after the warm-up copy (journalctl -t rdctl says why): it recovers all of it, which a busy array slows to sync_speed_min; reads are not yet served from RAM",
+					       x->array, x->rd));
 		if (!x->configured || (x->state != MIRROR_MISSING && x->state != MIRROR_NOT_ASSEMBLED))
 			continue;
 		where = xasprintf("%s%s%s (line %d of %s)", x->array ? x->array : x->spec,

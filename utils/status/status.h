@@ -49,6 +49,7 @@ struct mirror {
 	char *brief;		/* the same in a few words, for the plugin line */
 	char *fix;		/* the command that fixes it, NULL */
 	bool copying;		/* recovering: a warm-up copy, before md has the member */
+	bool full_recovery;	/* recovering: md refused the warm-up's re-add, recovers it all */
 	/* reads the members completed (read_counts() in status.c); -1 unknown */
 	int64_t ram_reads, disk_reads;
 };

@@ -20,7 +20,8 @@ int warm_state_write(const char *mdname, const struct warmup *w)
 	char *path = state_path(mdname), *msg = NULL;
 	char *text = xasprintf("pid %ld\nrd %s\ndone %llu\ntotal %llu\nstarted %lld\nphase %s\n", (long)w->pid,
 			       w->rd, (unsigned long long)w->done, (unsigned long long)w->total,
-			       (long long)w->started, w->recovering ? "recover" : "copy");
+			       (long long)w->started,
+			       w->full ? "full" : w->recovering ? "recover" : "copy");
 	int r;
 
 	if (w->min_was && w->max_was) {
@@ -102,7 +103,8 @@ int warmup_read(const char *mdname, struct warmup *w)
 			free(w->rd);
 			w->rd = xstrdup(v);
 		} else if (!strcmp(line, "phase")) {
-			w->recovering = !strcmp(v, "recover");
+			w->full = !strcmp(v, "full");
+			w->recovering = w->full || !strcmp(v, "recover");
 		} else if (!strcmp(line, "speed_min_was")) {
 			free(w->min_was);
 			w->min_was = xstrdup(v);

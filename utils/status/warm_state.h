@@ -2,8 +2,9 @@
 /*
  * The state of a warm-up (mirror/warmup.h), in <run dir>/warmup-<mdX>.state:
  * its daemon writes it, --status and --wait read it. Lines "KEY VALUE":
- * pid, rd, done, total, started, phase ("copy", or "recover" once md has
- * the RAM disk back and recovers what was written during the copy), and
+ * pid, rd, done, total, started, phase ("copy", "recover" once md has
+ * the RAM disk back and recovers what was written during the copy, or
+ * "full" when md refused it back and recovers it in full), and
  * while the daemon has md's limits raised, speed_min_was and
  * speed_max_was: what to write back ("system" or KiB per second).
  */
@@ -20,7 +21,8 @@ struct warmup {
 	char *rd;		/* "rd0" */
 	uint64_t done, total;	/* bytes copied, bytes to copy */
 	int64_t started;	/* Unix seconds */
-	bool recovering;	/* phase recover: copied, re-added, md recovering */
+	bool recovering;	/* phase recover or full: md has the disk, recovering */
+	bool full;		/* phase full: md refused the re-add, recovers it all */
 	char *min_was, *max_was;	/* md's sync_speed_min/max to put back; NULL: not raised */
 	char *depth_was;	/* md's sync_io_depth to put back (6.16+); NULL: not raised */
 };
