@@ -232,16 +232,25 @@ static void why_missing(struct status *st, struct mirror *x, const struct conf_m
 	free(when);
 }
 
+/* The rd disk called name ("rd0"), or NULL when there is none. */
+static const struct rd_disk *find_disk(const struct status *st, const char *name)
+{
+	for (size_t i = 0; name && i < st->ndisks; i++)
+		if (!strcmp(st->disks[i].name, name))
+			return &st->disks[i];
+	return NULL;
+}
+
 static void ram_figures(const struct status *st, struct mirror *x)
 {
+	const struct rd_disk *d = find_disk(st, x->rd);
+
 	x->ram_memory_errors = -1;
-	for (size_t i = 0; x->rd && i < st->ndisks; i++) {
-		if (strcmp(st->disks[i].name, x->rd))
-			continue;
-		x->has_ram = st->disks[i].has_allocated;
-		x->ram_bytes = st->disks[i].allocated;
-		x->ram_size = st->disks[i].size;
-		x->ram_memory_errors = st->disks[i].memory_errors;
+	if (d) {
+		x->has_ram = d->has_allocated;
+		x->ram_bytes = d->allocated;
+		x->ram_size = d->size;
+		x->ram_memory_errors = d->memory_errors;
 	}
 }
 
@@ -287,11 +296,9 @@ static void read_counts(const struct status *st, struct mirror *x, const struct 
 
 	for (size_t j = 0; j < a->nmembers; j++) {
 		const struct md_member *m = &a->members[j];
-		int64_t n = m->faulty ? 0 : block_reads(m->name);
+		const struct rd_disk *d = m->is_ram ? find_disk(st, m->name) : NULL;
+		int64_t n = d && d->io_uncounted ? -1 : m->faulty ? 0 : block_reads(m->name);
 
-		for (size_t i = 0; m->is_ram && i < st->ndisks; i++)
-			if (!strcmp(st->disks[i].name, m->name) && st->disks[i].io_uncounted)
-				n = -1;
 		if (m->is_ram)
 			ram = ram < 0 || n < 0 ? -1 : ram + n;
 		else
