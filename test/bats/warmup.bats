@@ -210,3 +210,65 @@
 	wait_idle
 	[ "$(md_attr mismatch_cnt)" -eq 0 ]
 }
+
+# rdctl killed (kill -9, a crash) after the warm-up wrote rd0's
+# superblock and before md took rd0 back: rd0 then holds a whole copy and
+# a superblock md would accept, outside the array. Nothing may call it in
+# sync meanwhile, and the next restore must end with RAM serving the data
+# written during the copy (md's bitmap still has those chunks: the array
+# stayed degraded).
+@test "the warm-up killed between rd0's superblock and the re-add: nothing in sync meanwhile, the next restore recovers the writes" {
+	make_mirror
+	wait_clean
+	release
+	# (RDCTL_MDADM: the warm-up's --re-add kills the daemon that ran it)
+	cat >"$T/mdadm" <<-WRAP
+		#!/bin/bash
+		for a; do
+			if [ "\$a" = --re-add ]; then touch "$T/killed"; kill -9 "\$PPID"; exit 1; fi
+		done
+		exec mdadm "\$@"
+	WRAP
+	chmod +x "$T/mdadm"
+	touch "$T/hold"
+	RDCTL_MDADM=$T/mdadm run rdctl --restore --config "$CONF"
+	echo "restore: $output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"warm start: copying md0"* ]]
+	write_during_copy
+	want=$(md_sum)
+	rm "$T/hold"
+	for _ in $(seq 600); do
+		[ -e "$T/killed" ] && break
+		sleep 0.2
+	done
+	[ -e "$T/killed" ]
+	sleep 1
+	# rd0: a superblock, outside the array
+	grep -qE "State : (active|clean)" < <(mdadm -E /dev/rd0)
+	[ -z "$(ls -d /sys/block/md0/md/dev-rd* 2>/dev/null)" ]
+	run rdctl --status --json --config "$CONF"
+	echo "status: $(jq -c '[.status, .mirrors[0].state, [.warnings[].code]]' <<<"$output")"
+	[ "$(jq -r '.mirrors[0].state' <<<"$output")" != in_sync ]
+	# the next restore: rd0 in sync, RAM serves what was written during
+	# the copy, its data area the disk's, md's check clean
+	run rdctl --restore --config "$CONF" --wait --timeout 300
+	echo "restore --wait: $output"
+	[ "$status" -eq 0 ]
+	rd=$(basename "$(ls -d /sys/block/md0/md/dev-rd*)")
+	rd=${rd#dev-}
+	[ "$(md_attr "dev-$rd/state")" = in_sync ]
+	# and the killed warm-up's disk is gone, not left holding a copy's
+	# worth of memory outside the array
+	echo "rd disks: $(find /sys/block -maxdepth 1 -name 'rd*' -printf '%f ')"
+	[ "$(find /sys/block -maxdepth 1 -name 'rd*' -printf '%f ')" = "$rd " ]
+	wm_both
+	wait_idle
+	[ "$(md_sum)" = "$want" ]
+	same_as_disk "$rd"
+	echo check >/sys/block/md0/md/sync_action
+	sleep 1
+	wait_idle
+	echo "mismatch_cnt $(md_attr mismatch_cnt)"
+	[ "$(md_attr mismatch_cnt)" -eq 0 ]
+}
