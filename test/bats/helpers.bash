@@ -243,6 +243,42 @@ hdd() {
 # shellcheck disable=SC2034 # used by the .bats files that load this
 MiB=$((1 << 20))
 
+# rd_mirror_setup: what a suite that makes RAM mirrors with rdctl sets up
+# after rd_common_setup: its configuration $CONF (empty), the stand-ins
+# $H1 and $H2, and rdctl's mdadm.conf, initramfs hook, update-initramfs
+# (it logs its arguments to $T/initramfs.log: the guest's root is the
+# host's) and run directory, all the test's own.
+rd_mirror_setup() {
+	CONF=$T/rdmirror.conf
+	: >"$CONF"
+	H1=$(hdd 1)
+	H2=$(hdd 2)
+	export RDCTL_MDADM_CONF=$T/mdadm.conf RDCTL_INITRAMFS_HOOK=$T/hook
+	export RDCTL_UPDATE_INITRAMFS=$T/update-initramfs RDCTL_RUN_DIR=$T/run
+	mkdir -p "$RDCTL_RUN_DIR"
+	: >"$RDCTL_MDADM_CONF"
+	: >"$RDCTL_INITRAMFS_HOOK"
+	printf '#!/bin/sh\necho "$@" >>"%s"\n' "$T/initramfs.log" >"$RDCTL_UPDATE_INITRAMFS"
+	chmod +x "$RDCTL_UPDATE_INITRAMFS"
+}
+# rd_create_mirror: md0, a RAM mirror of $H1 and $H2 made by rdctl --create
+# and in sync (--wait), in $CONF.
+# shellcheck disable=SC2154 # output and status are bats' run's
+rd_create_mirror() {
+	run rdctl --create /dev/md0 "/dev/$H1" "/dev/$H2" --config "$CONF" --wait
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+# rd_mirror_teardown: rd_common_teardown, then the stand-ins wiped (the
+# next --create would rightly refuse disks that hold an md superblock or a
+# file system); rd_common_teardown's status.
+rd_mirror_teardown() {
+	local rc=0
+	rd_common_teardown || rc=$?
+	wipefs -qa "/dev/$H1" "/dev/$H2" >/dev/null 2>&1 || true
+	return "$rc"
+}
+
 # md_stop_zero MD DEV...: stop MD and wipe the md superblocks of DEVs.
 # The moment md lets a member go, udev may see it change and assemble it
 # again (mdadm -I), which holds it open and makes the wipe fail ("Couldn't

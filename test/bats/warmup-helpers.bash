@@ -5,19 +5,13 @@
 
 setup() {
 	rd_common_setup
-	CONF=$T/rdmirror.conf
-	: >"$CONF"
-	H1=$(hdd 1)
-	H2=$(hdd 2)
-	export RDCTL_MDADM_CONF=$T/mdadm.conf RDCTL_INITRAMFS_HOOK=$T/hook
-	export RDCTL_UPDATE_INITRAMFS=/bin/true RDCTL_RUN_DIR=$T/run RDCTL_STATE_DIR=$T/state
-	export RDCTL_TEST_WARMUP_HOLD=$T/hold
+	rd_mirror_setup
+	export RDCTL_STATE_DIR=$T/state RDCTL_TEST_WARMUP_HOLD=$T/hold
 	SPEEDS_WERE=("$(cat /proc/sys/dev/raid/speed_limit_min)" "$(cat /proc/sys/dev/raid/speed_limit_max)")
-	mkdir -p "$RDCTL_RUN_DIR" "$RDCTL_STATE_DIR"
-	: >"$RDCTL_MDADM_CONF"
+	mkdir -p "$RDCTL_STATE_DIR"
 }
 teardown() {
-	local rc=0 w killed=""
+	local w killed=""
 	# a warm-up daemon of this test must not outlive it
 	for w in "$RDCTL_RUN_DIR"/warmup-*.state; do
 		if [ -e "$w" ]; then
@@ -28,9 +22,7 @@ teardown() {
 	# (its own SIGTERM handling, before rd_common_teardown's kill -9)
 	if [ -n "$killed" ]; then sleep 0.5; fi
 	md_speeds "${SPEEDS_WERE[@]}"
-	rd_common_teardown || rc=$?
-	wipefs -qa "/dev/$H1" "/dev/$H2" >/dev/null 2>&1 || true
-	return "$rc"
+	rd_mirror_teardown
 }
 
 # rdctl turns a RAM member's I/O statistics on (queue/iostats) when it
@@ -102,11 +94,16 @@ spread() {
 }
 
 make_mirror() {
-	run rdctl --create /dev/md0 "/dev/$H1" "/dev/$H2" --config "$CONF" --wait
-	echo "$output"
-	[ "$status" -eq 0 ]
-	# random data over all of it: a block out of place cannot hide in zeros
-	scribble 0 $(($(blockdev --getsize64 /dev/md0) / MiB))
+	fill_disks
+	rd_create_mirror
+}
+# fill_disks: the same random data over all of both disks, what --create
+# (which takes them as in sync: --assume-clean) then copies into RAM: a
+# block out of place cannot hide in zeros. Written past md and rd: through
+# md0 the 256 MiB took 100 s of the debug kernel's checks (KASAN, lockdep)
+fill_disks() {
+	rd-random "$(blockdev --getsize64 "/dev/$H1")" | dd of="/dev/$H1" bs=1M oflag=direct status=none
+	dd if="/dev/$H1" of="/dev/$H2" bs=1M iflag=direct oflag=direct status=none
 }
 
 release() {

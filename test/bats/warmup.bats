@@ -88,10 +88,7 @@
 
 
 @test "--create brings its RAM member in by a warm start: writes during the copy recovered" {
-	# the same random data on both disks (what --assume-clean takes them
-	# to hold), so that a block out of place cannot hide in zeros
-	rd-random $((256 * MiB)) | dd of="/dev/$H1" bs=1M oflag=direct status=none
-	dd if="/dev/$H1" of="/dev/$H2" bs=1M iflag=direct oflag=direct status=none
+	fill_disks
 	touch "$T/hold"
 	run rdctl --create /dev/md0 "/dev/$H1" "/dev/$H2" --config "$CONF"
 	echo "create: $output"

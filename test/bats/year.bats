@@ -9,27 +9,12 @@
 
 setup() {
 	rd_common_setup
-	CONF=$T/rdmirror.conf
-	: >"$CONF"
-	H1=$(hdd 1)
-	H2=$(hdd 2)
-	# rdctl keeps mdadm.conf in step: a file of the test's own, and an
-	# update-initramfs that only logs (the guest's root is the host's)
-	export RDCTL_MDADM_CONF=$T/mdadm.conf RDCTL_INITRAMFS_HOOK=$T/hook
-	export RDCTL_UPDATE_INITRAMFS=$T/update-initramfs RDCTL_RUN_DIR=$T/run
-	mkdir -p "$RDCTL_RUN_DIR"
-	: >"$RDCTL_MDADM_CONF"
-	: >"$RDCTL_INITRAMFS_HOOK"
-	printf '#!/bin/sh\necho "$@" >>"%s"\n' "$T/initramfs.log" >"$RDCTL_UPDATE_INITRAMFS"
-	chmod +x "$RDCTL_UPDATE_INITRAMFS"
+	rd_mirror_setup
 }
 teardown() {
-	local rc=0
 	echo 200000 >/proc/sys/dev/raid/speed_limit_max
 	echo 500000 >/proc/sys/dev/raid/speed_limit_min
-	rd_common_teardown || rc=$?
-	wipefs -qa "/dev/$H1" "/dev/$H2" >/dev/null 2>&1 || true
-	return "$rc"
+	rd_mirror_teardown
 }
 
 # the RAM member of md0 (rdN), or nothing
@@ -53,9 +38,7 @@ block_sum() {	# DEV MEMBER OFF: sha256 of the block of MEMBER inside md0, read f
 # A RAM mirror made by rdctl --create, 32 MiB of random data written
 # through it, and its checksum in $T/sum.
 make_mirror() {
-	run rdctl --create /dev/md0 "/dev/$H1" "/dev/$H2" --config "$CONF" --wait
-	echo "$output"
-	[ "$status" -eq 0 ]
+	rd_create_mirror
 	write_data
 }
 write_data() {
