@@ -269,6 +269,17 @@ rd_create_mirror() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 }
+# ram_member: the rd member of md0 (rdN; the first, if a failed one is
+# still there); status 1 when it has none.
+ram_member() {
+	local d
+	for d in /sys/block/md0/md/dev-rd*; do
+		[[ -e "$d" ]] || continue
+		echo "${d##*/dev-}"
+		return 0
+	done
+	return 1
+}
 # rd_mirror_teardown: rd_common_teardown, then the stand-ins wiped (the
 # next --create would rightly refuse disks that hold an md superblock or a
 # file system); rd_common_teardown's status.

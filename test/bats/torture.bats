@@ -73,16 +73,6 @@ md_attr() {
 	echo "$v"
 }
 
-# The rd member of md0 (the first, if a failed one is still there).
-ram_member() {
-	local d
-	for d in /sys/block/md0/md/dev-rd*; do
-		[[ -e "$d" ]] || continue
-		echo "${d##*/dev-}"
-		return 0
-	done
-	return 1
-}
 
 member_state() {
 	local v

@@ -148,6 +148,16 @@ same_as_disk() {
 		<(dd if="/dev/$H1" bs=1M skip=$((ho * 512)) count="$size" iflag=direct,skip_bytes,count_bytes status=none)
 }
 
+# md_check_clean: md's check of md0 finds every member holding the same
+# bytes (mismatch_cnt 0)
+md_check_clean() {
+	echo check >/sys/block/md0/md/sync_action
+	sleep 1
+	wait_idle
+	echo "mismatch_cnt $(md_attr mismatch_cnt)"
+	[ "$(md_attr mismatch_cnt)" -eq 0 ]
+}
+
 # warm_finish RD WANT: let the held copy go and wait for the warm start's
 # end (--restore --wait); then RD is in sync in slot 2, was written no more
 # than the copy's second half and one 128 MiB bitmap chunk (not a whole
@@ -193,9 +203,5 @@ warm_finish() {
 	echo "ram_read_share: $(jq -c '.mirrors[0] | [.ram_reads, .disk_reads, .ram_read_share]' <<<"$output")"
 	jq -e '.mirrors[0].ram_read_share > 0' <<<"$output" >/dev/null
 	same_as_disk "$rd"
-	echo check >/sys/block/md0/md/sync_action
-	sleep 1
-	wait_idle
-	echo "mismatch_cnt $(md_attr mismatch_cnt)"
-	[ "$(md_attr mismatch_cnt)" -eq 0 ]
+	md_check_clean
 }

@@ -202,10 +202,7 @@
 	[ "$written" -ge $((size - copied + size)) ]	# the rest of the copy, then md's full recovery
 	wm_both
 	[ "$(md_sum)" = "$want" ]
-	echo check >/sys/block/md0/md/sync_action
-	sleep 1
-	wait_idle
-	[ "$(md_attr mismatch_cnt)" -eq 0 ]
+	md_check_clean
 }
 
 # rdctl killed (kill -9, a crash) after the warm-up wrote rd0's
@@ -252,20 +249,16 @@
 	run rdctl --restore --config "$CONF" --wait --timeout 300
 	echo "restore --wait: $output"
 	[ "$status" -eq 0 ]
-	rd=$(basename "$(ls -d /sys/block/md0/md/dev-rd*)")
-	rd=${rd#dev-}
+	rd=$(ram_member)
 	[ "$(md_attr "dev-$rd/state")" = in_sync ]
 	# and the killed warm-up's disk is gone, not left holding a copy's
 	# worth of memory outside the array
-	echo "rd disks: $(find /sys/block -maxdepth 1 -name 'rd*' -printf '%f ')"
-	[ "$(find /sys/block -maxdepth 1 -name 'rd*' -printf '%f ')" = "$rd " ]
+	disks=$(find /sys/block -maxdepth 1 -name 'rd*' -printf '%f ')
+	echo "rd disks: $disks"
+	[ "$disks" = "$rd " ]
 	wm_both
 	wait_idle
 	[ "$(md_sum)" = "$want" ]
 	same_as_disk "$rd"
-	echo check >/sys/block/md0/md/sync_action
-	sleep 1
-	wait_idle
-	echo "mismatch_cnt $(md_attr mismatch_cnt)"
-	[ "$(md_attr mismatch_cnt)" -eq 0 ]
+	md_check_clean
 }
