@@ -313,6 +313,12 @@ settled() {
 }
 
 @test "--create stopped after each step, then run again: it finishes" {
+	# (not on 6.1: the create's md steps meet 6.1 in journey.bats and in
+	# warmup.bats's create; what this test adds, rdctl's resume after
+	# each step, is rdctl's own code, run here on the newer kernels)
+	case $(uname -r) in
+	6.1.*) skip "on 6.12 and newer (make check's time)" ;;
+	esac
 	k=0
 	while :; do
 		k=$((k + 1))
