@@ -36,7 +36,9 @@ rd_hdd_writes() {
 # page copied and every process started several times dearer under TCG:
 # some tests do fewer rounds of the same work there.
 rd_debug_kernel() {
-	[[ "$(uname -r)" == *-rdtest ]]
+	local rel
+	read -r rel </proc/sys/kernel/osrelease
+	[[ "$rel" == *-rdtest ]]
 }
 
 rd_common_setup() {
@@ -149,13 +151,23 @@ rd_rdctl_pids() {
 # rd_kill_warmups: what a reboot or a power cut does to a warm-up copy's
 # daemon (an rdctl in the background, utils/mirror/warmup.h): kill -9
 # every rdctl (the tests run rdctl in the foreground), and wait until
-# they are gone, so that their RAM disks and arrays are free.
+# they are gone, so that their RAM disks and arrays are free. One pkill
+# on the Debian kernels (0.23 s under TCG, where bash's own scan of /proc
+# took 0.8 to 1.4 s); bash's scan on the debug kernel, where the pkill's
+# exec costs more than the scan.
 rd_kill_warmups() {
-	local i
+	local i st
 	for ((i = 0; i < 50; i++)); do
-		rd_rdctl_pids
-		((${#RD_PIDS[@]})) || return 0
-		kill -9 "${RD_PIDS[@]}" 2>/dev/null || true
+		if rd_debug_kernel; then
+			rd_rdctl_pids
+			((${#RD_PIDS[@]})) || return 0
+			kill -9 "${RD_PIDS[@]}" 2>/dev/null || true
+		else
+			st=0
+			pkill -9 -x rdctl || st=$?
+			((st != 1)) || return 0
+			((st == 0)) || { echo "pkill -x rdctl: status $st" >&2; return 1; }
+		fi
 		sleep 0.1
 	done
 	echo "an rdctl outlived kill -9" >&2
