@@ -136,15 +136,16 @@ rd_cleanup() {
 	fi
 }
 
-# rd_rdctl_pids: RD_PIDS, the pids of every process named rdctl. Bash's
-# own reads of /proc/PID/comm: pkill and pgrep read several /proc files
-# of every process and took 5 s a teardown on the debug kernel under TCG.
-rd_rdctl_pids() {
+# rd_pids_named NAME: RD_PIDS, the pids of every process named NAME.
+# Bash's own reads of /proc/PID/comm: pkill and pgrep read several /proc
+# files of every process and took 5 s a teardown on the debug kernel
+# under TCG.
+rd_pids_named() {
 	local f comm
 	RD_PIDS=()
 	for f in /proc/[0-9]*/comm; do
 		{ read -r comm <"$f"; } 2>/dev/null || continue
-		[[ "$comm" != rdctl ]] || RD_PIDS+=("${f//[!0-9]/}")
+		[[ "$comm" != "$1" ]] || RD_PIDS+=("${f//[!0-9]/}")
 	done
 }
 
@@ -159,7 +160,7 @@ rd_kill_warmups() {
 	local i st
 	for ((i = 0; i < 50; i++)); do
 		if rd_debug_kernel; then
-			rd_rdctl_pids
+			rd_pids_named rdctl
 			((${#RD_PIDS[@]})) || return 0
 			kill -9 "${RD_PIDS[@]}" 2>/dev/null || true
 		else
@@ -207,6 +208,32 @@ rd_ioctl_idle() {
 	return 1
 }
 
+# udev_workers: true while systemd-udevd has a child (a worker), from
+# /proc/PID/task/PID/children (CONFIG_PROC_CHILDREN: Debian's kernels and
+# the debug kernel), one read: a pgrep took over a second on the debug
+# kernel under TCG, and mem_free_kib asks up to 40 times. udevd's PID is
+# looked up once a VM (/run/rdtest-udevd).
+udev_workers() {
+	local pid="" p kids=()
+	{ read -r pid </run/rdtest-udevd; } 2>/dev/null || true
+	if [[ -z "$pid" || ! -d /proc/$pid ]]; then
+		rd_pids_named systemd-udevd
+		pid=""
+		# (the oldest: the daemon, not a worker of an older udev)
+		for p in "${RD_PIDS[@]}"; do
+			[[ -n "$pid" ]] && ((pid < p)) || pid=$p
+		done
+		[[ -n "$pid" ]] || return 1
+		echo "$pid" >/run/rdtest-udevd
+	fi
+	if [[ ! -r /proc/$pid/task/$pid/children ]]; then
+		pgrep -P "$pid" >/dev/null
+		return
+	fi
+	mapfile -t kids <"/proc/$pid/task/$pid/children"
+	[[ -n "${kids[*]}" ]]
+}
+
 # Free memory in a steady state: udev done with its events and its workers
 # gone (each holds a few MiB), caches dropped, empty slabs given back,
 # deferred frees run. Counts MemFree plus the free pages parked on the
@@ -216,41 +243,6 @@ rd_ioctl_idle() {
 # is mounted on has a cache of 512 KiB objects (its msize), which many
 # readers at once grow by MiBs at a time. Shrinking every cache gives
 # back only empty slabs: what a leak holds stays counted as taken.
-# udev_workers: true while systemd-udevd has a child (a worker). Read
-# from /proc by bash's builtins: a pgrep took over a second on the debug
-# kernel under TCG, and mem_free_kib asked twice a call. udevd's PID is
-# looked up once a VM (/run/rdtest-udevd); its children from
-# /proc/PID/task/PID/children (CONFIG_PROC_CHILDREN), or else from every
-# process's parent.
-udev_workers() {
-	local f comm pid="" stat kids=()
-	{ read -r pid </run/rdtest-udevd; } 2>/dev/null || true
-	if [[ -z "$pid" || ! -d /proc/$pid ]]; then
-		pid=""
-		for f in /proc/[0-9]*/comm; do
-			{ read -r comm <"$f"; } 2>/dev/null || continue
-			[[ "$comm" == systemd-udevd ]] || continue
-			f=${f#/proc/} f=${f%/comm}
-			# (the oldest: the daemon, not a worker of an older udev)
-			[[ -n "$pid" ]] && ((pid < f)) || pid=$f
-		done
-		[[ -n "$pid" ]] || return 1
-		echo "$pid" >/run/rdtest-udevd
-	fi
-	if [[ -r /proc/$pid/task/$pid/children ]]; then
-		mapfile -t kids <"/proc/$pid/task/$pid/children"
-		[[ -n "${kids[*]}" ]]
-		return
-	fi
-	for f in /proc/[0-9]*/stat; do
-		{ read -ra stat <"$f"; } 2>/dev/null || continue
-		# (field 4 is the parent's PID; a worker's name, "(udev-worker)",
-		# has no space to shift it)
-		[[ "${stat[3]}" != "$pid" ]] || return 0
-	done
-	return 1
-}
-
 mem_free_kib() {
 	local i free pcp f
 	udevadm settle

@@ -72,3 +72,14 @@ stage_module() {
 		-name '*.mod.c' -o -name '.*.cmd' -o -name modules.order -o \
 		-name Module.symvers \) -delete
 }
+
+# default_kvers: the kernels to build for when KVERS is not set, on one
+# line: the newest installed Debian 6.1 and 6.12 with headers, as the VM
+# tests pick them (test/vm/kernels.sh; Debian moves the 6.1 ABI, as from
+# 6.1.0-56 to -57).
+default_kvers() {
+	local k
+	# shellcheck source=test/vm/kernels.sh
+	k=$(. "$(dirname "${BASH_SOURCE[0]}")/../vm/kernels.sh" && rd_test_kernels) || return 1
+	tr '\n' ' ' <<<"$k" | sed 's/ $//'
+}
