@@ -116,9 +116,9 @@ expect_faster "lock timeout: bounded" 3
 if ! grep -q "ioctl ADD" "$blog"; then pass; else fail "lock timeout: something was attached: $(cat "$blog")"; fi
 # what only reads, and a dry run, do not wait
 RDCTL_LOCK_TIMEOUT=1 bounded "lock: list does not wait" 0 30 --list
-expect_faster "lock: list does not wait" 1
+expect_err_lacks "lock: list does not wait" "waiting for the lock"
 RDCTL_LOCK_TIMEOUT=1 bounded "lock: dry run does not wait" 0 30 --revert md0 --dry-run --config "$conf"
-expect_faster "lock: dry run does not wait" 1
+expect_err_lacks "lock: dry run does not wait" "waiting for the lock"
 wait "$holder"
 
 # held by another program (flock(1)): said so, not a stale PID
@@ -222,7 +222,9 @@ waiter=$!
 for _ in $(seq 50); do grep -q -- '--add' "$blog" && break; sleep 0.1; done
 sleep 0.5
 RDCTL_LOCK_TIMEOUT=1 bounded "lock free during --wait" 0 30 --attach 512 --ignore-memory
-expect_faster "lock free during --wait: no wait for the lock" 1
+# rdctl says so the first time it finds the lock held: no timing, which a
+# loaded host stretches past any bound
+expect_err_lacks "lock free during --wait: no wait for the lock" "waiting for the lock"
 if kill -0 "$waiter" 2>/dev/null; then pass; else fail "lock free during --wait: the restore was not waiting any more"; fi
 wait "$waiter" 2>/dev/null
 

@@ -92,6 +92,9 @@ expect_out_has() {
 expect_out_lacks() {	# NAME TEXT: stdout does not hold TEXT
 	if ! grep -qF -- "$2" "$out"; then pass; else fail "$1: stdout has '$2': $(cat "$out")"; fi
 }
+expect_err_lacks() {	# NAME TEXT: stderr does not hold TEXT
+	if ! grep -qF -- "$2" "$err"; then pass; else fail "$1: stderr has '$2': $(cat "$err")"; fi
+}
 expect_no_out() {
 	if [ ! -s "$out" ]; then pass; else fail "$1: unexpected stdout: $(cat "$out")"; fi
 }
