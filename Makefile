@@ -20,6 +20,9 @@
 #                         RAID1, rd0, brd and RAM mirrors, memcpy as the
 #                         ceiling; JSON, chart and doc in build/bench/
 #                         (BENCH_ARGS="-r 5 -u" for more rounds, into docs/)
+#   make bench-copy       the read path's copy loops and its struct page check
+#                         on this CPU, natively (no emulator): rd's and brd's
+#                         cost per 4 KiB (COPY_ROUNDS, 41)
 #   make lint             checkpatch, sparse, W=1, shellcheck, man page
 #   make fuzz             libFuzzer on rdctl's parsers (size, config, sysfs and
 #                         /proc values, mdadm output), FUZZ_SECONDS (15) each
@@ -111,6 +114,12 @@ demo: deps tools
 bench: deps tools
 	test/bench/run $(BENCH_ARGS)
 
+COPY_ROUNDS ?= 41
+bench-copy:
+	mkdir -p build/bench
+	$(CC) $(HOST_CFLAGS) -o build/bench/copy-cost test/bench/copy-cost.c
+	taskset -c 0 build/bench/copy-cost $(COPY_ROUNDS)
+
 FUZZ_SECONDS ?= 15
 fuzz: deps
 	test/fuzz/run $(FUZZ_SECONDS)
@@ -121,7 +130,7 @@ clean:
 	-$(MAKE) -C utils clean
 	-test -d "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(CURDIR)/module clean
 
-.PHONY: all module utils test-bin tools deps check check-quick check-vm check-boot check-stress check-kunit check-crash demo bench fuzz clean
+.PHONY: all module utils test-bin tools deps check check-quick check-vm check-boot check-stress check-kunit check-crash demo bench bench-copy fuzz clean
 
 # --- installation ----------------------------------------------------------
 

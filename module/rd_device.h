@@ -134,15 +134,6 @@ static inline u64 rd_store_bytes(struct rd_device *rd)
 	return (u64)atomic_long_read(&rd->nr_pages) << PAGE_SHIFT;
 }
 
-/*
- * rd_hwpoison.c: set once memory_failure() has run since the module
- * loaded (or from the start where rd cannot hear of it); until then no
- * store page can carry the hwpoison flag and reads do not look.
- */
-extern bool rd_hwpoison_seen;
-void rd_hwpoison_init(void);
-void rd_hwpoison_exit(void);
-
 /* rd_io.c: the bio path */
 void rd_submit_bio(struct bio *bio);
 /* rd_disk.c: disk lifetime, called by the control device */

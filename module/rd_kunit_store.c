@@ -611,8 +611,8 @@ static void rd_kunit_three_broken_pages_three_errors(struct kunit *test)
 
 /*
  * Page 0 written whole, then flagged as memory_failure() flags a page
- * (hwpoison) and reported as its tracepoint's probe would report it. The
- * caller clears the flag and frees the page (rd_kunit_free_broken()).
+ * (hwpoison), with nothing else said to rd. The caller clears the flag
+ * and frees the page (rd_kunit_free_broken()).
  */
 static struct page *rd_kunit_written_flagged_page(struct kunit *test)
 {
@@ -623,7 +623,6 @@ static struct page *rd_kunit_written_flagged_page(struct kunit *test)
 	rd_kunit_write(test, 0, PAGE_SIZE);
 	old = rd_kunit_store_page(test, 0);
 	SetPageHWPoison(old);
-	WRITE_ONCE(rd_hwpoison_seen, true);
 	return old;
 }
 
@@ -719,12 +718,8 @@ static void rd_kunit_discard_keeps_broken_page(struct kunit *test)
 
 /*
  * A page memory_failure() flagged (hwpoison) fails its reads before any
- * copy touches it, is replaced by the next write, and is never freed.
- * memory_failure() reports itself on a tracepoint that rd listens to
- * (rd_hwpoison.c): here the report is made by hand, as its probe would.
- * rd_hwpoison_seen stays set after the test, as after a real report (it
- * is one-way): writing an earlier value back could hide a report that a
- * real memory failure made meanwhile on a live host.
+ * copy touches it, is replaced by the next write, and is never freed:
+ * on a disk with no page of rd's own marks (the flag is all there is).
  */
 static void rd_kunit_hwpoison_page(struct kunit *test)
 {

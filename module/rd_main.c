@@ -40,8 +40,6 @@ static int __init rd_init(void)
 	err = rd_store_module_init();
 	if (err)
 		return err;
-	/* Before the first disk: none of its pages may go unchecked. */
-	rd_hwpoison_init();
 	err = rd_disks_init(max_disks, iostats);
 	if (err)
 		goto out_store;
@@ -55,7 +53,6 @@ static int __init rd_init(void)
 out_disks:
 	rd_disks_exit();
 out_store:
-	rd_hwpoison_exit();
 	rd_store_module_exit();
 	return err;
 }
@@ -65,7 +62,6 @@ static void __exit rd_exit(void)
 	rd_debugfs_exit();
 	rd_control_exit();
 	rd_disks_exit();
-	rd_hwpoison_exit();
 	/* Discards may have queued page frees that run our code. */
 	rd_store_module_exit();
 }

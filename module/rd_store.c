@@ -84,13 +84,12 @@ static bool rd_page_broken(struct page *page)
 }
 
 /*
- * Whether @rd's pages, the one just looked up among them, are plain data
- * with nothing to check in their struct page: no page of @rd has been
- * found broken (rd->marked, set before any page carries page->private
- * bits), and no memory failure has been reported (so none carries the
- * hwpoison flag; rd_hwpoison.c). Then I/O does not read the struct page,
- * a cache miss and a TLB miss per 4 KiB on a large disk, which brd does
- * not pay either.
+ * Whether @rd's pages, the one just looked up among them, carry none of
+ * rd's own marks: no page of @rd has been found broken (rd->marked, set
+ * before any page carries page->private bits), so none has sectors
+ * missing. The kernel's hwpoison flag is not covered: memory_failure()
+ * may set it on any page at any moment, and I/O reads it on every page
+ * (rd_page_poisoned()).
  */
 static bool rd_store_page_plain(struct rd_device *rd)
 {
@@ -100,7 +99,22 @@ static bool rd_store_page_plain(struct rd_device *rd)
 	 * page rd_store_replace() puts in a broken one's place.
 	 */
 	smp_rmb();
-	return likely(!READ_ONCE(rd->marked) && !READ_ONCE(rd_hwpoison_seen));
+	return likely(!READ_ONCE(rd->marked));
+}
+
+/*
+ * Whether memory_failure() has flagged @page: checked before every copy
+ * from or into a page, as shmem's reads do. memory_failure() sets the
+ * flag first and handles the page after; a copy that began just before
+ * the flag goes through copy_mc_to_kernel(), which fails where the memory
+ * itself is bad and the CPU can recover. The read of struct page costs
+ * no measurable time beside a 4 KiB copy on hardware (test/bench/
+ * copy-cost.c, docs/BENCHMARKS.md); without CONFIG_MEMORY_FAILURE the
+ * flag does not exist and this is false at build time.
+ */
+static bool rd_page_poisoned(struct page *page)
+{
+	return unlikely(PageHWPoison(page));
 }
 
 /* A page of @rd is about to carry page->private bits. */
@@ -361,6 +375,8 @@ static int rd_store_copy_out(struct rd_device *rd, struct page *page,
 		memzero_page(dst, dst_off, len);
 		goto done;
 	}
+	if (rd_page_poisoned(page))
+		goto failed;
 	if (rd_store_page_plain(rd))
 		goto copy;
 	if (unlikely(rd_page_broken(page)))
@@ -594,7 +610,7 @@ static bool rd_page_fill_unless_broken(struct rd_device *rd,
 {
 	bool plain = rd_store_page_plain(rd);
 
-	if (!plain && rd_page_broken(page))
+	if (rd_page_poisoned(page) || (!plain && rd_page_broken(page)))
 		return false;
 	rd_page_fill(rd, page, sector, src, src_off, len, plain);
 	return true;

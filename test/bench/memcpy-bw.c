@@ -18,59 +18,16 @@
  *   memcpy-bw [SECONDS [SOURCE_MIB]]      prints one JSON object
  */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#define MIB (1024UL * 1024UL)
-#define PAGE 4096UL
+#include "copy-loops.h"
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* xorshift64: a cheap generator, so the timing is the copies' */
-static uint64_t next_rand(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
-#if defined(__x86_64__)
-/* @len: a multiple of 32 bytes, not 0 */
-static void copy_8byte_moves(void *dst, const void *src, size_t len)
-{
-	__asm__ __volatile__("1:\n\t"
-			     "movq 0(%1), %%r8\n\t"
-			     "movq 8(%1), %%r9\n\t"
-			     "movq 16(%1), %%r10\n\t"
-			     "movq 24(%1), %%r11\n\t"
-			     "movq %%r8, 0(%0)\n\t"
-			     "movq %%r9, 8(%0)\n\t"
-			     "movq %%r10, 16(%0)\n\t"
-			     "movq %%r11, 24(%0)\n\t"
-			     "leaq 32(%1), %1\n\t"
-			     "leaq 32(%0), %0\n\t"
-			     "subq $32, %2\n\t"
-			     "jnz 1b\n\t"
-			     : "+r"(dst), "+r"(src), "+r"(len)
-			     :
-			     : "r8", "r9", "r10", "r11", "memory", "cc");
-}
-#define HAVE_8BYTE_MOVES 1
-#else
-#define HAVE_8BYTE_MOVES 0
-#define copy_8byte_moves memcpy
+#if !HAVE_KERNEL_LOOPS
+#define copy_memcpy_orig memcpy
 #endif
 
 /*
@@ -94,7 +51,7 @@ static unsigned long copy_loop(unsigned char *dst, const unsigned char *src,
 			size_t at = (size_t)(next_rand(&seed) % nblocks) * block;
 
 			if (moves8)
-				copy_8byte_moves(dst, src + at, block);
+				copy_memcpy_orig(dst, src + at, block);
 			else
 				memcpy(dst, src + at, block);
 			/* keep the compiler from dropping the copy */
@@ -105,20 +62,6 @@ static unsigned long copy_loop(unsigned char *dst, const unsigned char *src,
 	}
 	*elapsed = t - start;
 	return copies;
-}
-
-static long parse_arg(const char *s, long min, long max, const char *what)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max) {
-		fprintf(stderr, "memcpy-bw: bad %s: %s\n", what, s);
-		exit(2);
-	}
-	return v;
 }
 
 int main(int argc, char **argv)
@@ -133,9 +76,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (argc > 1)
-		secs = (double)parse_arg(argv[1], 1, 600, "seconds");
+		secs = (double)parse_arg("memcpy-bw", argv[1], 1, 600, "seconds");
 	if (argc > 2)
-		src_size = (size_t)parse_arg(argv[2], 8, 65536, "source size") * MIB;
+		src_size = (size_t)parse_arg("memcpy-bw", argv[2], 8, 65536, "source size") * MIB;
 
 	src = aligned_alloc(PAGE, src_size);
 	dst = aligned_alloc(PAGE, MIB);
@@ -150,11 +93,11 @@ int main(int argc, char **argv)
 
 	n_big = copy_loop(dst, src, src_size, MIB, false, secs, &t_big);
 	n_small = copy_loop(dst, src, src_size, PAGE, false, secs, &t_small);
-	n_moves = HAVE_8BYTE_MOVES ?
+	n_moves = HAVE_KERNEL_LOOPS ?
 		copy_loop(dst, src, src_size, MIB, true, secs, &t_moves) : 0;
 	/* a figure of a loop that does not copy would be no figure */
 	memset(dst, 0, MIB);
-	copy_8byte_moves(dst, src + src_size - MIB, MIB);
+	copy_memcpy_orig(dst, src + src_size - MIB, MIB);
 	if (memcmp(dst, src + src_size - MIB, MIB) != 0) {
 		fprintf(stderr, "memcpy-bw: the 8-byte-move copy is wrong\n");
 		return 1;
@@ -167,7 +110,7 @@ int main(int argc, char **argv)
 	       (double)n_big * MIB / t_big / 1e6,
 	       (double)n_small / t_small,
 	       (double)n_small * PAGE / t_small / 1e6);
-	if (HAVE_8BYTE_MOVES)
+	if (HAVE_KERNEL_LOOPS)
 		printf("\"copy_1m_8byte_moves_mb_per_s\": %.1f}\n",
 		       (double)n_moves * MIB / t_moves / 1e6);
 	else
