@@ -124,7 +124,10 @@ FUZZ_SECONDS ?= 15
 fuzz: deps
 	test/fuzz/run $(FUZZ_SECONDS)
 
+# Never remove a tree with a mount under it: a removal would reach into
+# the mounted file system (a bind of the host's /dev is its device nodes).
 clean:
+	@awk -v b="$(CURDIR)/build" '$$2 == b || index($$2, b "/") == 1 { print "make clean: " $$2 " is mounted: unmount it first" > "/dev/stderr"; f = 1 } END { exit f }' /proc/mounts
 	rm -rf build test/helpers/rd-ioctl test/helpers/rd-ioctl-fuzz test/helpers/crash-workload \
 		test/helpers/log-replay test/helpers/rd-random
 	-$(MAKE) -C utils clean
