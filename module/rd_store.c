@@ -78,9 +78,31 @@ void rd_store_report_mf(struct page *page)
 }
 EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_report_mf);
 
+/*
+ * Whether memory_failure() has flagged @page: checked before every copy
+ * from or into a page, as shmem's reads do. memory_failure() sets the
+ * flag first and handles the page after; a copy that began just before
+ * the flag goes through copy_mc_to_kernel(), which fails where the memory
+ * itself is bad and the CPU can recover. The read of struct page costs
+ * no measurable time beside a 4 KiB copy on hardware (test/bench/
+ * copy-cost.c, docs/BENCHMARKS.md); without CONFIG_MEMORY_FAILURE the
+ * flag does not exist and this is false at build time.
+ */
+static bool rd_page_poisoned(struct page *page)
+{
+	return unlikely(PageHWPoison(page));
+}
+
+/* Whether rd itself has marked @page broken (rd_store_replace()). */
+static bool rd_page_marked_broken(struct page *page)
+{
+	return READ_ONCE(page->private) & RD_PAGE_BROKEN;
+}
+
+/* Whether @page is broken either way: flagged by the kernel or by rd. */
 static bool rd_page_broken(struct page *page)
 {
-	return PageHWPoison(page) || (READ_ONCE(page->private) & RD_PAGE_BROKEN);
+	return rd_page_poisoned(page) || rd_page_marked_broken(page);
 }
 
 /*
@@ -100,21 +122,6 @@ static bool rd_store_page_plain(struct rd_device *rd)
 	 */
 	smp_rmb();
 	return likely(!READ_ONCE(rd->marked));
-}
-
-/*
- * Whether memory_failure() has flagged @page: checked before every copy
- * from or into a page, as shmem's reads do. memory_failure() sets the
- * flag first and handles the page after; a copy that began just before
- * the flag goes through copy_mc_to_kernel(), which fails where the memory
- * itself is bad and the CPU can recover. The read of struct page costs
- * no measurable time beside a 4 KiB copy on hardware (test/bench/
- * copy-cost.c, docs/BENCHMARKS.md); without CONFIG_MEMORY_FAILURE the
- * flag does not exist and this is false at build time.
- */
-static bool rd_page_poisoned(struct page *page)
-{
-	return unlikely(PageHWPoison(page));
 }
 
 /* A page of @rd is about to carry page->private bits. */
@@ -379,7 +386,7 @@ static int rd_store_copy_out(struct rd_device *rd, struct page *page,
 		goto failed;
 	if (rd_store_page_plain(rd))
 		goto copy;
-	if (unlikely(rd_page_broken(page)))
+	if (unlikely(rd_page_marked_broken(page)))
 		goto failed;
 	if (unlikely(rd_store_missing(rd, sector, len))) {
 		pr_err_ratelimited("rd%d: sector %llu was lost to a memory error and not written since\n",
@@ -610,7 +617,7 @@ static bool rd_page_fill_unless_broken(struct rd_device *rd,
 {
 	bool plain = rd_store_page_plain(rd);
 
-	if (rd_page_poisoned(page) || (!plain && rd_page_broken(page)))
+	if (rd_page_poisoned(page) || (!plain && rd_page_marked_broken(page)))
 		return false;
 	rd_page_fill(rd, page, sector, src, src_off, len, plain);
 	return true;
