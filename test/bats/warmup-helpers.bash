@@ -116,16 +116,28 @@ release() {
 # disk (its daemon clears a chunk's bit some seconds after the chunk's last
 # write): a chunk make_mirror wrote must not be recovered with the chunk a
 # test writes during the copy, or a recovery of both is as large as a full
-# one (the array has two 128 MiB chunks)
+# one (the array has two 128 MiB chunks). md's daemon takes a chunk's bit
+# down over two of its periods (bitmap/time_base, 5 s by default: 15 s of
+# waiting a test): for the wait the period is 1 s (whole seconds: the
+# bitmap's superblock keeps it in seconds, and md refuses a bitmap whose
+# period reads 0), then as it was, so that nothing after it runs on a
+# period other than the array's own.
 wait_clean() {
+	local base rc=1
+	base=$(md_attr bitmap/time_base)
+	echo 1 >/sys/block/md0/md/bitmap/time_base
 	for _ in $(seq 300); do
 		# (md writes the bitmap past the page cache: read it afresh)
 		blockdev --flushbufs "/dev/$H1"
-		[[ "$(mdadm -X "/dev/$H1")" == *" 0 dirty"* ]] && return 0
+		if [[ "$(mdadm -X "/dev/$H1")" == *" 0 dirty"* ]]; then
+			rc=0
+			break
+		fi
 		sleep 0.2
 	done
-	mdadm -X "/dev/$H1" >&2
-	return 1
+	echo "$base" >/sys/block/md0/md/bitmap/time_base
+	[ "$(md_attr bitmap/time_base)" = "$base" ]
+	[ "$rc" -eq 0 ] || { mdadm -X "/dev/$H1" >&2; return 1; }
 }
 
 # A power cut, as far as md and rdctl can tell: the RAM disk gone with no
