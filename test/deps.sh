@@ -8,7 +8,6 @@ debs=(
 	linux-headers-amd64 linux-image-amd64
 	linux-headers-6.12-amd64 linux-image-6.12-amd64
 	qemu-system-x86 busybox-static udev mdadm fio bats e2fsprogs util-linux
-	bash-builtins	# the bats suites' sleep, a builtin: no fork a poll
 	valgrind shellcheck sparse prometheus	# promtool: the metrics and alert rules of test/monitoring
 	clang libclang-rt-dev	# test/fuzz: libFuzzer is in libclang-rt, only recommended by clang
 	python3-jsonschema python3-pip man-db groff-base

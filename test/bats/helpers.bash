@@ -19,9 +19,6 @@ rd_kernel_bad() {
 # Every process costs up to a second on the debug kernel under TCG, so
 # setup and teardown fork as little as they can: a marker in the kernel
 # log instead of counting its lines, sysfs read with builtins.
-# sleep is bash's loadable builtin (bash-builtins, test/deps.sh): a turn
-# of a poll loop forks and execs nothing.
-enable -f /usr/lib/bash/sleep sleep
 
 # rd_hdd_writes VAR: writes completed by the persistent-member stand-ins,
 # from their stat, into VAR (no command substitution: that forks).
