@@ -127,7 +127,11 @@ fuzz: deps
 # Never remove a tree with a mount under it: a removal would reach into
 # the mounted file system (a bind of the host's /dev is its device nodes).
 clean:
-	@awk -v b="$(CURDIR)/build" '$$2 == b || index($$2, b "/") == 1 { print "make clean: " $$2 " is mounted: unmount it first" > "/dev/stderr"; f = 1 } END { exit f }' /proc/mounts
+	@rc=0; test/boot/mounted-under "$(CURDIR)/build" >&2 || rc=$$?; case $$rc in \
+	1) ;; \
+	0) echo "make clean: the mounts above are under build/: unmount them first" >&2; exit 1 ;; \
+	*) echo "make clean: cannot tell what is mounted under build/: removing nothing" >&2; exit 1 ;; \
+	esac
 	rm -rf build test/helpers/rd-ioctl test/helpers/rd-ioctl-fuzz test/helpers/crash-workload \
 		test/helpers/log-replay test/helpers/rd-random
 	-$(MAKE) -C utils clean
