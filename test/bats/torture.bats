@@ -383,11 +383,18 @@ lazy_pressure_try() {
 	# Until md has acted on a failed write (its error handling runs in
 	# md's thread, a moment after the write failed), at most HOLD + 600 s,
 	# and at most 60 s after the hog is gone (then memory is back and no
-	# write fails any more).
+	# write fails any more). Acted on means settled: md's state_show()
+	# says "faulty" and "blocked" also for a member that is not Faulty but
+	# has bad blocks md has not yet written to the superblock
+	# (badblocks.unacked_exist); only once "blocked" is gone does
+	# "faulty" mean md failed it, and "write_error" alone that md kept it
+	# with its bad blocks.
 	gone=0
 	for ((i = 0; i <= 5 * (hold + 600) && gone <= 5 * 60; i++)); do
 		read -r st <"/sys/block/md0/md/dev-$rd/state"
-		if [[ "$st" == *faulty* || "$st" == *write_error* ]]; then break; fi
+		if [[ ("$st" == *faulty* || "$st" == *write_error*) && "$st" != *blocked* ]]; then
+			break
+		fi
 		if ((gone)) || ! hog_alive; then gone=$((gone + 1)); fi
 		nap 0.2
 	done
