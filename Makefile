@@ -280,7 +280,9 @@ deb:
 # database is empty; the headers and libraries are Debian's.
 RPM_DIR := build/rpm
 RPM_DATE ?= $(shell LC_ALL=C date -u '+%a %b %d %Y' -d @$$(git log -1 --format=%ct 2>/dev/null || date +%s))
+# (test/boot/mounted-under: what make clean asks before removing build/)
 RPM_FILES := Makefile VERSION dkms.conf README.md $(DOCS) debian/copyright rpm scripts \
+	test/boot/mounted-under \
 	$(filter-out %.o utils/rdctl $(patsubst %/,%,$(wildcard utils/*/)),$(wildcard utils/* utils/*/*)) \
 	$(MODULE_SRCS)
 
