@@ -106,6 +106,7 @@ static int read_member(const char *mddir, const char *entry, struct md_member *m
 	m->faulty = has_flag(m->state, "faulty");
 	m->spare = has_flag(m->state, "spare");
 	m->write_error = has_flag(m->state, "write_error");
+	m->blocked = has_flag(m->state, "blocked");
 	return 0;
 }
 

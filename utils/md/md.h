@@ -15,6 +15,13 @@ struct md_member {
 	char *state;		/* dev-X/state as is: "in_sync,write_mostly"; NULL unknown */
 	bool write_mostly, in_sync, faulty, spare;
 	bool write_error;	/* md saw a write to it fail (state "write_error") */
+	/*
+	 * State "blocked": md has not yet settled the member. md's
+	 * state_show() says "faulty" and "blocked" also for a member that is
+	 * not Faulty but has bad blocks md has not yet acknowledged in the
+	 * superblock; until "blocked" is gone, "faulty" may not mean failed.
+	 */
+	bool blocked;
 	int slot;		/* -1 when none or unknown */
 	int64_t data_offset;	/* sectors: where its copy of the array begins; -1 unknown */
 	struct md_ranges bad;	/* md's bad-block log (acknowledged or not) */

@@ -463,7 +463,14 @@ int md_wait_in_sync(const char *mdname, const char *member, bool progress, unsig
 		for (size_t i = 0; i < a.nmembers; i++)
 			if (!strcmp(a.members[i].name, member))
 				m = &a.members[i];
-		if (!m || m->faulty) {
+		/*
+		 * Failed only once md has settled it: "faulty" with "blocked"
+		 * is also a member md keeps, with bad blocks from a failed
+		 * write not yet in the superblock (out of memory in the RAM
+		 * member). md's next superblock update clears "blocked" either
+		 * way; until then the wait goes on (bounded by @timeout).
+		 */
+		if (!m || (m->faulty && !m->blocked)) {
 			md_array_clear(&a);
 			*msg = xasprintf("%s left %s during the recovery: see dmesg", member, mdname);
 			rc = -EIO;
