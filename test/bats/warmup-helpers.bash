@@ -78,7 +78,10 @@ disk_reads() { awk '{ print $1 }' "/sys/block/$1/stat"; }
 disk_read_bytes() { echo $(($(awk '{ print $3 }' "/sys/block/$1/stat") * 512)); }
 # spread: while the RAM member is away, neither disk is write-mostly and
 # random reads of md0 go to both (with both write-mostly md reads only
-# the first: raid1's read_balance())
+# the first: raid1's read_balance(), and the second gets none). Each
+# must take at least 5% of them: read_balance() chooses by pending I/O
+# and head position, so the split moves with the copy's own reads (502
+# and 98 of 600 seen on 6.1), while the defect's is 600 and 0.
 spread() {
 	local a1 a2 n1 n2
 	wm_none
@@ -89,8 +92,8 @@ spread() {
 	n1=$(($(disk_reads "$H1") - a1))
 	n2=$(($(disk_reads "$H2") - a2))
 	echo "600 random reads while the RAM member is away: $n1 from $H1, $n2 from $H2"
-	[ "$n1" -ge 100 ]
-	[ "$n2" -ge 100 ]
+	[ "$n1" -ge 30 ]
+	[ "$n2" -ge 30 ]
 }
 
 make_mirror() {
