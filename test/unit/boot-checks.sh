@@ -572,7 +572,7 @@ expect_err "restore wait lost" "md0: rd3 left md0 during the recovery: see dmesg
 # md's "faulty,blocked" while it records bad blocks of a member it keeps
 # (not yet acknowledged): not a member that left; the wait goes on. (Set
 # once the add has made the member: the wait reads it at least once in
-# the 1.5 s.)
+# the 1.5 s. --timeout: a wait that misreads the state fails, not hangs.)
 once_added() {
 	for _ in $(seq 100); do
 		[ -s "$broot/sys/block/md0/md/dev-rd3/slot" ] && return 0
@@ -584,14 +584,14 @@ boot_tree
 ( once_added && put "$broot/sys/block/md0/md/dev-rd3/state" "faulty,blocked,spare,write_error" &&
 	sleep 1.5 && put "$broot/sys/block/md0/md/dev-rd3/state" in_sync,write_error &&
 	put "$broot/sys/block/md0/md/sync_action" idle ) &
-run "restore wait unacked bad blocks" 0 --restore --wait --config "$conf"
+run "restore wait unacked bad blocks" 0 --restore --wait --timeout 20 --config "$conf"
 wait
 expect_out "restore wait unacked bad blocks" "md0: attached rd3 (1025 MiB), added to md0, sdc write-mostly, recovery started"
 # a member md failed: "faulty" once "blocked" is gone
 boot_tree
 ( once_added && put "$broot/sys/block/md0/md/dev-rd3/state" "faulty,blocked,spare" &&
 	sleep 1.5 && put "$broot/sys/block/md0/md/dev-rd3/state" faulty,spare ) &
-run "restore wait failed member" 1 --restore --wait --config "$conf"
+run "restore wait failed member" 1 --restore --wait --timeout 20 --config "$conf"
 wait
 expect_err "restore wait failed member" "md0: rd3 left md0 during the recovery: see dmesg"
 
