@@ -42,6 +42,19 @@ expect_faster() {	# NAME SECONDS: the last bounded run took less
 expect_slower() {	# NAME SECONDS: the last bounded run took at least
 	if [ "$elapsed" -ge $(($2 * 1000000)) ]; then pass; else fail "$1: took $elapsed us, want >= $2 s"; fi
 }
+# progress_after_add SYNC: once rdctl's mdadm --add is in the log, md's
+# recovery at SYNC ("done / total" sectors). Run in the background.
+progress_after_add() {
+	local _
+	for _ in $(seq 150); do
+		if grep -q -- '--add' "$blog"; then
+			put "$broot/sys/block/md0/md/sync_completed" "$1"
+			return 0
+		fi
+		sleep 0.1
+	done
+	echo "progress_after_add: no mdadm --add in 15 s" >&2
+}
 # the test tree readable by uid 65534 (mktemp -d made it 0700)
 chmod 0755 "$tmp"
 
@@ -193,8 +206,11 @@ expect_log_lacks "uuid other: nothing added" "ADD|--add"
 # --- --wait gives up after the bound, saying how far the sync got -------------
 boot_tree
 printf 'md0 auto\n' >"$conf"
-( sleep 1; put "$broot/sys/block/md0/md/sync_completed" "1048576 / 2097152" ) &
-RDCTL_WAIT_TIMEOUT=2 bounded "restore wait bound" 1 15 --restore --wait --config "$conf" --json
+# (md's progress put after the add, which makes it "none": a fixed delay
+# lost that race on a loaded host)
+: >"$blog"
+progress_after_add "1048576 / 2097152" &
+bounded "restore wait bound" 1 15 --restore --wait --timeout 2 --config "$conf" --json
 wait
 validate "restore wait bound" restore,config_errors
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["restore"][0]; sys.exit(not (d["action"]=="failed" and d["rd"]=="rd3" and d["error"]["code"]=="ETIMEDOUT"))' "$out"
@@ -202,15 +218,22 @@ then pass; else fail "restore wait bound json: $(cat "$out")"; fi
 expect_err_has "restore wait bound" "md0: rd3 is not in sync after 2 s: recovery at 50.0%"
 expect_faster "restore wait bound: bounded" 5
 raid1_tree
-( sleep 1; put "$broot/sys/block/md0/md/sync_completed" "524288 / 2097152" ) &
-RDCTL_WAIT_TIMEOUT=2 bounded "convert wait bound" 1 15 --convert md0 --config "$conf" --wait
+: >"$blog"
+progress_after_add "524288 / 2097152" &
+bounded "convert wait bound" 1 15 --convert md0 --config "$conf" --wait --timeout 2
 wait
 expect_err_has "convert wait bound" "rd3 is not in sync after 2 s: recovery at 25.0%"
 boot_tree
 printf 'md0 auto\n' >"$conf"
-RDCTL_WAIT_TIMEOUT=100 bounded "restore --timeout" 1 15 --restore --wait --timeout 1 --config "$conf"
+bounded "restore --timeout" 1 15 --restore --wait --timeout 1 --config "$conf"
 expect_err_has "restore --timeout" "md0: rd3 is not in sync after 1 s"
-expect_faster "restore --timeout: the option wins" 4
+expect_faster "restore --timeout: bounded" 4
+# without --timeout, --wait waits as long as the sync takes (stopped by
+# timeout(1) here, exit 124)
+boot_tree
+printf 'md0 auto\n' >"$conf"
+bounded "wait without --timeout" 124 3 --restore --wait --config "$conf"
+expect_slower "wait without --timeout: waited" 3
 
 # --- the lock is let go before the wait for a sync: others need not wait ------
 boot_tree

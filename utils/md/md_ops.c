@@ -421,11 +421,6 @@ out:
 	return r;
 }
 
-unsigned md_wait_bound(unsigned given)
-{
-	return given ? given : env_seconds("RDCTL_WAIT_TIMEOUT", 0);
-}
-
 /* "recovery at 42.0%, ETA 3m12s" for the message of a wait that ran out */
 static char *sync_where(const struct md_array *a, const char *act)
 {

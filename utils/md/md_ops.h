@@ -96,8 +96,4 @@ int md_wait_in_sync(const char *mdname, const char *member, bool progress, unsig
 int md_disks_write_mostly(const char *mdname, bool on, void (*changed)(const char *name, void *arg), void *arg,
 			  char **msg);
 
-/* The bound of --wait: given (--timeout) when not 0, else RDCTL_WAIT_TIMEOUT
- * (the tests), else 0: no bound. */
-unsigned md_wait_bound(unsigned given);
-
 #endif

@@ -210,7 +210,7 @@ int warmup_wait(const char *mdname, double deadline, bool progress)
 
 int warmup_wait_in_sync(const char *mdname, const char *rd, unsigned timeout, char **msg)
 {
-	unsigned bound = md_wait_bound(timeout), left = bound;
+	unsigned bound = timeout, left = timeout;
 	double start = mono_now();
 
 	*msg = NULL;
