@@ -127,12 +127,8 @@ fuzz: deps
 # Never remove a tree with a mount under it: a removal would reach into
 # the mounted file system (a bind of the host's /dev is its device nodes).
 clean:
-	@rc=0; test/boot/mounted-under "$(CURDIR)/build" >&2 || rc=$$?; case $$rc in \
-	1) ;; \
-	0) echo "make clean: the mounts above are under build/: unmount them first" >&2; exit 1 ;; \
-	*) echo "make clean: cannot tell what is mounted under build/: removing nothing" >&2; exit 1 ;; \
-	esac
-	rm -rf build test/helpers/rd-ioctl test/helpers/rd-ioctl-fuzz test/helpers/crash-workload \
+	test/boot/remove-tree "$(CURDIR)/build"
+	rm -rf test/helpers/rd-ioctl test/helpers/rd-ioctl-fuzz test/helpers/crash-workload \
 		test/helpers/log-replay test/helpers/rd-random
 	-$(MAKE) -C utils clean
 	-test -d "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(CURDIR)/module clean
@@ -280,9 +276,9 @@ deb:
 # database is empty; the headers and libraries are Debian's.
 RPM_DIR := build/rpm
 RPM_DATE ?= $(shell LC_ALL=C date -u '+%a %b %d %Y' -d @$$(git log -1 --format=%ct 2>/dev/null || date +%s))
-# (test/boot/mounted-under: what make clean asks before removing build/)
+# (test/boot/remove-tree and mounted-under: how make clean removes build/)
 RPM_FILES := Makefile VERSION dkms.conf README.md $(DOCS) debian/copyright rpm scripts \
-	test/boot/mounted-under \
+	test/boot/remove-tree test/boot/mounted-under \
 	$(filter-out %.o utils/rdctl $(patsubst %/,%,$(wildcard utils/*/)),$(wildcard utils/* utils/*/*)) \
 	$(MODULE_SRCS)
 
