@@ -15,7 +15,7 @@ debs=(
 	linux-perf	# make bench -p, test/bench/md-profile: profiles in the guest
 	dkms dh-dkms debhelper lintian dpkg-dev linux-source-6.12
 	rpm rpmlint	# make check-pkg: the RPM spec is built and checked (not installed)
-	flex bison bc libelf-dev libssl-dev xz-utils mmdebstrap ccache
+	flex bison bc libelf-dev libssl-dev xz-utils mmdebstrap
 )
 
 missing=()
