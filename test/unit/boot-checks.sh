@@ -573,8 +573,9 @@ expect_err "restore wait lost" "md0: rd3 left md0 during the recovery: see dmesg
 # (not yet acknowledged): not a member that left; the wait goes on. (Set
 # once the add has made the member: the wait reads it at least once in
 # the 1.5 s. --timeout: a wait that misreads the state fails, not hangs.)
+# (also lock-checks.sh's; up to 15 s: a loaded host)
 once_added() {
-	for _ in $(seq 100); do
+	for _ in $(seq 300); do
 		[ -s "$broot/sys/block/md0/md/dev-rd3/slot" ] && return 0
 		sleep 0.05
 	done

@@ -42,19 +42,6 @@ expect_faster() {	# NAME SECONDS: the last bounded run took less
 expect_slower() {	# NAME SECONDS: the last bounded run took at least
 	if [ "$elapsed" -ge $(($2 * 1000000)) ]; then pass; else fail "$1: took $elapsed us, want >= $2 s"; fi
 }
-# progress_after_add SYNC: once rdctl's mdadm --add is in the log, md's
-# recovery at SYNC ("done / total" sectors). Run in the background.
-progress_after_add() {
-	local _
-	for _ in $(seq 150); do
-		if grep -q -- '--add' "$blog"; then
-			put "$broot/sys/block/md0/md/sync_completed" "$1"
-			return 0
-		fi
-		sleep 0.1
-	done
-	echo "progress_after_add: no mdadm --add in 15 s" >&2
-}
 # the test tree readable by uid 65534 (mktemp -d made it 0700)
 chmod 0755 "$tmp"
 
@@ -206,10 +193,10 @@ expect_log_lacks "uuid other: nothing added" "ADD|--add"
 # --- --wait gives up after the bound, saying how far the sync got -------------
 boot_tree
 printf 'md0 auto\n' >"$conf"
-# (md's progress put after the add, which makes it "none": a fixed delay
+# (md's progress put once the add has made rd3 (boot-checks.sh's
+# once_added): the fake mdadm's add sets it to "none", and a fixed delay
 # lost that race on a loaded host)
-: >"$blog"
-progress_after_add "1048576 / 2097152" &
+( once_added && put "$broot/sys/block/md0/md/sync_completed" "1048576 / 2097152" ) &
 bounded "restore wait bound" 1 15 --restore --wait --timeout 2 --config "$conf" --json
 wait
 validate "restore wait bound" restore,config_errors
@@ -218,8 +205,7 @@ then pass; else fail "restore wait bound json: $(cat "$out")"; fi
 expect_err_has "restore wait bound" "md0: rd3 is not in sync after 2 s: recovery at 50.0%"
 expect_faster "restore wait bound: bounded" 5
 raid1_tree
-: >"$blog"
-progress_after_add "524288 / 2097152" &
+( once_added && put "$broot/sys/block/md0/md/sync_completed" "524288 / 2097152" ) &
 bounded "convert wait bound" 1 15 --convert md0 --config "$conf" --wait --timeout 2
 wait
 expect_err_has "convert wait bound" "rd3 is not in sync after 2 s: recovery at 25.0%"

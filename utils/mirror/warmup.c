@@ -210,18 +210,18 @@ int warmup_wait(const char *mdname, double deadline, bool progress)
 
 int warmup_wait_in_sync(const char *mdname, const char *rd, unsigned timeout, char **msg)
 {
-	unsigned bound = timeout, left = timeout;
+	unsigned left = timeout;
 	double start = mono_now();
 
 	*msg = NULL;
-	if (warmup_wait(mdname, bound ? start + bound : 0, isatty(2) == 1) < 0) {
-		*msg = xasprintf("the warm-up copy of %s did not finish within %u s", mdname, bound);
+	if (warmup_wait(mdname, timeout ? start + timeout : 0, isatty(2) == 1) < 0) {
+		*msg = xasprintf("the warm-up copy of %s did not finish within %u s", mdname, timeout);
 		return -ETIMEDOUT;
 	}
-	if (bound) {
+	if (timeout) {
 		double spent = mono_now() - start;
 
-		left = spent >= bound ? 1 : bound - (unsigned)spent;
+		left = spent >= timeout ? 1 : timeout - (unsigned)spent;
 	}
 	return md_wait_in_sync(mdname, rd, isatty(2) == 1, left, msg);
 }
