@@ -588,10 +588,11 @@ boot_tree
 run "restore wait unacked bad blocks" 0 --restore --wait --timeout 20 --config "$conf"
 wait
 expect_out "restore wait unacked bad blocks" "md0: attached rd3 (1025 MiB), added to md0, sdc write-mostly, recovery started"
-# a member md failed: "faulty" once "blocked" is gone
+# a member md failed: "faulty" without "in_sync" or "spare" (raid1_error()
+# sets Blocked with Faulty; md's next superblock update clears it)
 boot_tree
-( once_added && put "$broot/sys/block/md0/md/dev-rd3/state" "faulty,blocked,spare" &&
-	sleep 1.5 && put "$broot/sys/block/md0/md/dev-rd3/state" faulty,spare ) &
+( once_added && put "$broot/sys/block/md0/md/dev-rd3/state" "faulty,blocked,write_error" &&
+	sleep 1.5 && put "$broot/sys/block/md0/md/dev-rd3/state" faulty,write_error ) &
 run "restore wait failed member" 1 --restore --wait --timeout 20 --config "$conf"
 wait
 expect_err "restore wait failed member" "md0: rd3 left md0 during the recovery: see dmesg"

@@ -278,6 +278,25 @@ json_is "no persistent json" 'd["status"]=="CRITICAL"'
 run "prometheus no persistent" 0 --status --prometheus --config "$sconf"
 promcheck "prometheus no persistent"
 expect_out_has "prometheus no persistent" "rdmirror_status 2"
+# md's "faulty" for members it keeps: state_show() prints it (and
+# "blocked") for bad blocks not yet acknowledged, beside "in_sync" or
+# "spare"; md has failed a member only when neither is there
+status_tree
+smember rd0 faulty,in_sync,blocked,write_error 2 9000
+sput "$sroot/sys/block/md0/md/dev-rd0/unacknowledged_bad_blocks" "4096 8"
+smember sdc faulty,in_sync,write_mostly,blocked,write_error 1 5
+sput "$sroot/sys/block/md0/md/dev-sdc/unacknowledged_bad_blocks" "20480 8"
+run "unacked bad blocks" 3 --status --json --config "$sconf"
+json_is "unacked bad blocks: the RAM member is kept, with write errors" \
+	'd["mirrors"][0]["state"]=="failed" and d["mirrors"][0]["reason"]=="RAM member rd0 is in the array with write errors"'
+expect_sev "unacked bad blocks: rd0's write error" ram_write_error WARNING
+json_is "unacked bad blocks: both disks still count" \
+	'not [w for w in d["warnings"] if w["code"] in ("one_persistent","no_persistent","ram_not_in_sync")]'
+expect_sev "unacked bad blocks: sdc's range" bad_blocks WARNING
+smember rd0 faulty,blocked,write_error 2 9000
+run "failed, not yet settled" 3 --status --json --config "$sconf"
+json_is "failed, not yet settled: rd0 is faulty" \
+	'd["mirrors"][0]["state"]=="failed" and d["mirrors"][0]["reason"]=="RAM member rd0 is faulty"'
 # bad blocks: one disk WARNING, the same range on both CRITICAL
 status_tree
 sput "$sroot/sys/block/md0/md/dev-sdb/bad_blocks" "20480 8"

@@ -103,10 +103,18 @@ static int read_member(const char *mddir, const char *entry, struct md_member *m
 	}
 	m->write_mostly = has_flag(m->state, "write_mostly");
 	m->in_sync = has_flag(m->state, "in_sync");
-	m->faulty = has_flag(m->state, "faulty");
 	m->spare = has_flag(m->state, "spare");
 	m->write_error = has_flag(m->state, "write_error");
-	m->blocked = has_flag(m->state, "blocked");
+	/*
+	 * md's state_show() prints "faulty" for Faulty and also for a member
+	 * with unacknowledged bad blocks, "in_sync" for In_sync, and "spare"
+	 * only without Faulty (and Journal, which raid1 has none of). A
+	 * member that is not Faulty is In_sync or not: "in_sync" or "spare".
+	 * raid1_error() clears In_sync before it sets Faulty, and
+	 * raid1_spare_active() sets In_sync only without Faulty. So "faulty"
+	 * with neither is md's Faulty, and with either a member md keeps.
+	 */
+	m->faulty = has_flag(m->state, "faulty") && !m->in_sync && !m->spare;
 	return 0;
 }
 

@@ -13,15 +13,16 @@ struct md_member {
 	char *name;		/* kernel name: "rd0", "sdb1" */
 	bool is_ram;		/* an rd disk */
 	char *state;		/* dev-X/state as is: "in_sync,write_mostly"; NULL unknown */
-	bool write_mostly, in_sync, faulty, spare;
-	bool write_error;	/* md saw a write to it fail (state "write_error") */
+	bool write_mostly, in_sync, spare;
 	/*
-	 * State "blocked": md has not yet settled the member. md's
-	 * state_show() says "faulty" and "blocked" also for a member that is
-	 * not Faulty but has bad blocks md has not yet acknowledged in the
-	 * superblock; until "blocked" is gone, "faulty" may not mean failed.
+	 * md has failed the member (its Faulty bit): out of the array until
+	 * removed. Not state's "faulty" alone, which md's state_show() also
+	 * prints for a member it keeps, one with bad blocks not yet
+	 * acknowledged in the superblock (read_member() in md.c tells the
+	 * two apart).
 	 */
-	bool blocked;
+	bool faulty;
+	bool write_error;	/* md saw a write to it fail (state "write_error") */
 	int slot;		/* -1 when none or unknown */
 	int64_t data_offset;	/* sectors: where its copy of the array begins; -1 unknown */
 	struct md_ranges bad;	/* md's bad-block log (acknowledged or not) */

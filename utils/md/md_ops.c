@@ -459,13 +459,12 @@ int md_wait_in_sync(const char *mdname, const char *member, bool progress, unsig
 			if (!strcmp(a.members[i].name, member))
 				m = &a.members[i];
 		/*
-		 * Failed only once md has settled it: "faulty" with "blocked"
-		 * is also a member md keeps, with bad blocks from a failed
-		 * write not yet in the superblock (out of memory in the RAM
-		 * member). md's next superblock update clears "blocked" either
-		 * way; until then the wait goes on (bounded by @timeout).
+		 * Gone, or failed by md. A member md keeps with bad blocks
+		 * from a failed write not yet in the superblock (out of memory
+		 * in the RAM member) has not failed: read_member() in md.c
+		 * tells the two apart.
 		 */
-		if (!m || (m->faulty && !m->blocked)) {
+		if (!m || m->faulty) {
 			md_array_clear(&a);
 			*msg = xasprintf("%s left %s during the recovery: see dmesg", member, mdname);
 			rc = -EIO;
