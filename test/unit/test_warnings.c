@@ -19,8 +19,9 @@ static struct md_member mem(char *name, bool ram, char *state)
 	m.state = state;
 	m.in_sync = strstr(state, "in_sync") != NULL;
 	m.write_mostly = strstr(state, "write_mostly") != NULL;
-	m.faulty = strstr(state, "faulty") != NULL;
 	m.spare = strstr(state, "spare") != NULL;
+	/* as read_member() in utils/md/md.c reads md's Faulty */
+	m.faulty = strstr(state, "faulty") && !m.in_sync && !m.spare;
 	m.write_error = strstr(state, "write_error") != NULL;
 	m.slot = m.in_sync ? 0 : -1;
 	return m;
