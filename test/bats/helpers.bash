@@ -42,6 +42,15 @@ rd_debug_kernel() {
 }
 
 rd_common_setup() {
+	# bats runs its DEBUG trap before every command (to name a failure's
+	# line): 8 ms a command on the debug kernel under TCG, ten times a
+	# bare command's cost, and half of a teardown there. Functrace off:
+	# the functions called from here on (helpers, setup's and teardown's
+	# rest, bats' run) go untraced. The test's own lines are still
+	# followed (bats entered the test function with the trap), a failure
+	# inside a helper is reported at the test's line that called it, and
+	# errexit and the ERR trap (set -E) are as before.
+	set +T
 	RD_LOG_MARK="rdtest: start of test $BATS_SUITE_TEST_NUMBER ($RANDOM$RANDOM)"
 	echo "$RD_LOG_MARK" >/dev/kmsg
 	rd_hdd_writes RD_HDD_WRITES
