@@ -43,13 +43,14 @@ rd_debug_kernel() {
 
 rd_common_setup() {
 	# bats runs its DEBUG trap before every command (to name a failure's
-	# line): 8 ms a command on the debug kernel under TCG, ten times a
-	# bare command's cost, and half of a teardown there. Functrace off:
-	# the functions called from here on (helpers, setup's and teardown's
-	# rest, bats' run) go untraced. The test's own lines are still
-	# followed (bats entered the test function with the trap), a failure
-	# inside a helper is reported at the test's line that called it, and
-	# errexit and the ERR trap (set -E) are as before.
+	# line): about 3 ms a command on the debug kernel under TCG, 17 times
+	# a bare command's cost, and half of a teardown there. Functrace off:
+	# the functions called from here on (the helpers, bats' run, the
+	# teardown) go untraced; the lines of the test and of setup itself
+	# are still followed (bats entered them with the trap). A failure in
+	# a helper is reported at the test's line that called it, one the
+	# teardown finds at the test's last line; errexit and the ERR trap
+	# (set -E) are as before (harness.bats).
 	set +T
 	RD_LOG_MARK="rdtest: start of test $BATS_SUITE_TEST_NUMBER ($RANDOM$RANDOM)"
 	echo "$RD_LOG_MARK" >/dev/kmsg

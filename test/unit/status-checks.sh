@@ -292,7 +292,7 @@ json_is "unacked bad blocks: the RAM member is kept, with write errors" \
 expect_sev "unacked bad blocks: rd0's write error" ram_write_error WARNING
 json_is "unacked bad blocks: both disks still count" \
 	'not [w for w in d["warnings"] if w["code"] in ("one_persistent","no_persistent","ram_not_in_sync")]'
-json_is "unacked bad blocks: sdc's range" \
+json_is "unacked bad blocks: sdc's own bad_blocks warning" \
 	'[w for w in d["warnings"] if w["code"]=="bad_blocks" and w["device"]=="sdc" and w["severity"]=="WARNING"]'
 smember rd0 faulty,blocked,write_error 2 9000
 run "failed, not yet settled" 3 --status --json --config "$sconf"
