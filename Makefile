@@ -75,9 +75,12 @@ test/helpers/log-replay: test/helpers/log-replay.c
 test/helpers/rd-random: test/helpers/rd-random.c
 	$(CC) $(HOST_CFLAGS) -o $@ $<
 
+test/helpers/rd-cmp: test/helpers/rd-cmp.c
+	$(CC) $(HOST_CFLAGS) -o $@ $<
+
 # What the VM suite runs on the host's userspace.
 tools: utils test-bin test/helpers/rd-ioctl test/helpers/rd-ioctl-fuzz test/helpers/crash-workload \
-	test/helpers/log-replay test/helpers/rd-random
+	test/helpers/log-replay test/helpers/rd-random test/helpers/rd-cmp
 
 deps:
 	test/deps.sh
@@ -129,7 +132,7 @@ fuzz: deps
 clean:
 	test/boot/remove-tree "$(CURDIR)/build"
 	rm -rf test/helpers/rd-ioctl test/helpers/rd-ioctl-fuzz test/helpers/crash-workload \
-		test/helpers/log-replay test/helpers/rd-random
+		test/helpers/log-replay test/helpers/rd-random test/helpers/rd-cmp
 	-$(MAKE) -C utils clean
 	-test -d "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(CURDIR)/module clean
 

@@ -156,15 +156,15 @@ lose_ram() {
 	mdadm --assemble --run /dev/md0 "/dev/$H1" "/dev/$H2"
 	[ -z "$(ls "$RDCTL_STATE_DIR")" ]
 }
-# same_as_disk [RD]: cmp of RD's (rd0's) data area and $H1's, the array's
-# size: the RAM member as md left it, read directly, not through md
+# same_as_disk [RD]: RD's (rd0's) data area and $H1's, the array's size,
+# the same byte for byte: the RAM member as md left it, read directly (past
+# md and the page cache: test/helpers/rd-cmp), not through md
 same_as_disk() {
 	local rd=${1:-rd0} size ro ho
 	size=$(blockdev --getsize64 /dev/md0)
 	ro=$(md_attr "dev-$rd/offset")
 	ho=$(md_attr "dev-$H1/offset")
-	cmp <(dd if="/dev/$rd" bs=1M skip=$((ro * 512)) count="$size" iflag=direct,skip_bytes,count_bytes status=none) \
-		<(dd if="/dev/$H1" bs=1M skip=$((ho * 512)) count="$size" iflag=direct,skip_bytes,count_bytes status=none)
+	rd-cmp "/dev/$rd" $((ro * 512)) "/dev/$H1" $((ho * 512)) "$size"
 }
 
 # md_check_clean: md's check of md0 finds every member holding the same
