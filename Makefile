@@ -78,9 +78,12 @@ test/helpers/rd-random: test/helpers/rd-random.c
 test/helpers/rd-cmp: test/helpers/rd-cmp.c
 	$(CC) $(HOST_CFLAGS) -o $@ $<
 
+test/helpers/rd-sum: test/helpers/rd-sum.c
+	$(CC) $(HOST_CFLAGS) -o $@ $<
+
 # What the VM suite runs on the host's userspace.
 tools: utils test-bin test/helpers/rd-ioctl test/helpers/rd-ioctl-fuzz test/helpers/crash-workload \
-	test/helpers/log-replay test/helpers/rd-random test/helpers/rd-cmp
+	test/helpers/log-replay test/helpers/rd-random test/helpers/rd-cmp test/helpers/rd-sum
 
 deps:
 	test/deps.sh
@@ -132,7 +135,7 @@ fuzz: deps
 clean:
 	test/boot/remove-tree "$(CURDIR)/build"
 	rm -rf test/helpers/rd-ioctl test/helpers/rd-ioctl-fuzz test/helpers/crash-workload \
-		test/helpers/log-replay test/helpers/rd-random test/helpers/rd-cmp
+		test/helpers/log-replay test/helpers/rd-random test/helpers/rd-cmp test/helpers/rd-sum
 	-$(MAKE) -C utils clean
 	-test -d "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(CURDIR)/module clean
 

@@ -35,9 +35,10 @@ count_io() {
 # bytes written to rdN since count_io (/sys/block/rdN/stat: sectors)
 rd_written() { echo $((($(awk '{ print $7 }' "/sys/block/$1/stat") - IO_BASE) * 512)); }
 rd_reads() { awk '{ print $1 }' "/sys/block/$1/stat"; }
-# (md5: a changed block, not an attacker, is what it must find; sha256
-# takes twice its time under TCG)
-md_sum() { dd if=/dev/md0 bs=1M iflag=direct status=none | md5sum; }
+# md0's checksum, read past the page cache (test/helpers/rd-sum: a changed
+# block, not an attacker, is what it must find; dd into md5sum took 2.5
+# to 2.8 s of a 6.1 guest under TCG, most of it the pipe and md5)
+md_sum() { rd-sum /dev/md0; }
 # write N MiB of random data at MiB OFF of md0 (test/helpers/rd-random:
 # 256 MiB through it into dd took 3.0 s in a TCG guest, from head -c of
 # /dev/urandom 8.3 s). iflag=fullblock: without it dd writes each read
