@@ -15,6 +15,11 @@
 	[ "$status" -eq 1 ]
 	[ "$(grep -c '^not ok ' <<<"$output")" -eq 4 ]
 	[ "$(grep -c '^ok ' <<<"$output")" -eq 1 ]
+	# each at the test's own line: the helper's call, the helper's call,
+	# the status check, and the teardown's finding at the test's last line
+	# (with functrace on, a helper's failure ends its trace with the same
+	# line: the control test tells those runs apart)
+	[ "$(grep -cE "in test file $f, line (15|20|26|31)\)" <<<"$output")" -eq 4 ]
 	[ "$(grep -c "in test file $f, line" <<<"$output")" -eq 4 ]
 	[[ "$output" == *"kernel log during the test:"* ]]
 	[[ "$output" != *"went on"* ]]

@@ -36,8 +36,8 @@ count_io() {
 rd_written() { echo $((($(awk '{ print $7 }' "/sys/block/$1/stat") - IO_BASE) * 512)); }
 rd_reads() { awk '{ print $1 }' "/sys/block/$1/stat"; }
 # md0's checksum, read past the page cache (test/helpers/rd-sum: a changed
-# block, not an attacker, is what it must find; dd into md5sum took 2.5
-# to 2.8 s of a 6.1 guest under TCG, most of it the pipe and md5)
+# block, not an attacker, is what it must find; dd into md5sum took 2.2
+# to 3.1 s of a 6.1 guest under TCG, rd-sum 0.46 to 0.49 s)
 md_sum() { rd-sum /dev/md0; }
 # write N MiB of random data at MiB OFF of md0 (test/helpers/rd-random:
 # 256 MiB through it into dd took 3.0 s in a TCG guest, from head -c of
@@ -181,7 +181,7 @@ md_check_clean() {
 # warm_finish RD WANT: let the held copy go and wait for the warm start's
 # end (--restore --wait); then RD is in sync in slot 2, was written no more
 # than the copy's second half and one 128 MiB bitmap chunk (not a whole
-# recovery more), serves WANT (the array's sha256), holds in its data area
+# recovery more), serves WANT (md_sum's answer), holds in its data area
 # what the disk holds, and md's check counts no mismatch.
 warm_finish() {
 	local rd=$1 want=$2 size written reads ram t0=$SECONDS
