@@ -81,8 +81,7 @@
 	[ "$(md_attr dev-rd0/state)" = in_sync ]
 	wait_idle
 	ro=$(md_attr dev-rd0/offset)
-	cmp <(dd if=/dev/rd0 bs=512 skip=$((ro + 2048)) count=8 iflag=direct status=none) \
-		<(dd if="/dev/$H2" bs=512 skip=$((ho + 2048)) count=8 iflag=direct status=none)
+	rd-cmp /dev/rd0 $(((ro + 2048) * 512)) "/dev/$H2" $(((ho + 2048) * 512)) 4096
 	[ "$(md_sum)" = "$want" ]	# served by rd0
 }
 
