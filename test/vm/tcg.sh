@@ -1,5 +1,5 @@
 # shellcheck shell=bash disable=SC2034 # (set here, used where sourced)
-# What every TCG guest of the tests gets (sourced by the runners): two
+# What every TCG guest of the tests gets (sourced by the runners):
 # settings that make the emulator cheaper without changing what the tests
 # test. docs/TESTING.md has the measurements.
 #
@@ -20,3 +20,13 @@ RD_TCG_CPU_ERMS="max"
 # process's libraries at new addresses each fork and exec translates
 # ld.so and libc again; the tests start thousands of processes.
 RD_TCG_APPEND="norandmaps"
+#
+# RD_VNG_QEMU_OPTS: qemu options for every virtme-ng guest. virtme-ng
+# gives each of its six channels (the command's stdin, stdout, stderr,
+# exit status...) a virtio-serial-pci device of its own, with qemu's
+# default of 31 ports a device; the guest's driver sets up the queues of
+# every port (64 a device), and qemu's main loop polls one eventfd per
+# queue, some 400, each time it wakes, over a thousand times a second
+# under TCG. Two ports a device (0 is kept for a console; virtme-ng's
+# port takes 1) leave 6 queues each.
+RD_VNG_QEMU_OPTS="-global virtio-serial-pci.max_ports=2"
