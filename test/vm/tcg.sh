@@ -21,8 +21,9 @@ RD_TCG_CPU_ERMS="max"
 # ld.so and libc again; the tests start thousands of processes.
 RD_TCG_APPEND="norandmaps"
 #
-# RD_VNG_QEMU_OPTS: qemu options for every virtme-ng guest. virtme-ng
-# gives each of its six channels (the command's stdin, stdout, stderr,
+# RD_VNG_QEMU_OPTS: qemu options for the virtme-ng guests of the tests
+# and of make demo (the benches keep qemu's defaults, so that their
+# figures stay comparable with those on record). virtme-ng gives each of its six channels (the command's stdin, stdout, stderr,
 # exit status...) a virtio-serial-pci device of its own, with qemu's
 # default of 31 ports a device; the guest's driver sets up the queues of
 # every port (64 a device), and qemu's main loop polls one eventfd per
