@@ -23,11 +23,12 @@ RD_TCG_APPEND="norandmaps"
 #
 # RD_VNG_QEMU_OPTS: qemu options for the virtme-ng guests of the tests
 # and of make demo (the benches keep qemu's defaults, so that their
-# figures stay comparable with those on record). virtme-ng gives each of its six channels (the command's stdin, stdout, stderr,
-# exit status...) a virtio-serial-pci device of its own, with qemu's
-# default of 31 ports a device; the guest's driver sets up the queues of
-# every port (64 a device), and qemu's main loop polls one eventfd per
-# queue, some 400, each time it wakes, over a thousand times a second
-# under TCG. Two ports a device (0 is kept for a console; virtme-ng's
-# port takes 1) leave 6 queues each.
+# figures stay comparable with those on record). virtme-ng gives each of
+# its six channels (the command's stdin, stdout, stderr, exit status...)
+# a virtio-serial-pci device of its own, with qemu's default of 31 ports
+# a device; the guest's driver sets up the queues of every port (64 a
+# device), and qemu's main loop polls one eventfd per queue, some 400,
+# each time it wakes, over a thousand times a second under TCG. Two
+# ports a device (0 is kept for a console; virtme-ng's port takes 1)
+# leave 6 queues each.
 RD_VNG_QEMU_OPTS="-global virtio-serial-pci.max_ports=2"
