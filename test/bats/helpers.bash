@@ -125,7 +125,7 @@ rd_cleanup() {
 		done
 		# md removes a stopped array's device in the background: wait, or
 		# the next test's mdadm --create of the same name can fail.
-		udevadm settle
+		udev_settle
 		for m in $(seq 50); do
 			compgen -G '/sys/block/md*' >/dev/null || break
 			sleep 0.1
@@ -208,13 +208,31 @@ rd_remove() {
 # to 5 s, as rdctl itself does; any other error fails at once.
 rd_ioctl_idle() {
 	local out i
-	udevadm settle
+	udev_settle
 	for i in $(seq 50); do
 		out=$(rd-ioctl "$@" 2>&1) && return 0
 		[[ "$out" == EBUSY ]] || break
 		sleep 0.1
 	done
 	echo "rd-ioctl $*: $out (after $i tries)" >&2
+	return 1
+}
+
+# udev_settle: udevadm settle, asked again when udevd dropped the ask.
+# udevd closes a control connection after a message it cannot take, and
+# systemd 252's udevd turns on SO_PASSCRED only after its accept(): a
+# ping sent in between comes without credentials, is dropped, and settle
+# fails on EPIPE having waited for nothing ("Failed to wait for daemon to
+# reply: Broken pipe"). Only a dropped connection is asked again, at
+# most twice; a timeout or any other error fails at once.
+udev_settle() {
+	local i err
+	for i in 1 2 3; do
+		err=$(udevadm settle 2>&1) && return 0
+		echo "udevadm settle (try $i): $err" >&2
+		[[ "$err" == *"reply: Broken pipe"* || "$err" == *"reply: Connection reset by peer"* ]] ||
+			return 1
+	done
 	return 1
 }
 
@@ -255,7 +273,7 @@ udev_workers() {
 # back only empty slabs: what a leak holds stays counted as taken.
 mem_free_kib() {
 	local i free pcp f
-	udevadm settle
+	udev_settle
 	for i in $(seq 40); do
 		udev_workers || break
 		sleep 0.5
@@ -352,7 +370,7 @@ md_stop_zero() {
 	shift
 	mdadm --stop "$md"
 	for _ in $(seq 50); do
-		udevadm settle
+		udev_settle
 		for d in "$@"; do
 			for h in "/sys/block/${d#/dev/}/holders/"*; do
 				[[ ! -e "$h" ]] || mdadm --stop "/dev/${h##*/}" >/dev/null 2>&1 || true

@@ -71,7 +71,7 @@ teardown() { rd_common_teardown; }
 # direct write EAGAIN, whatever md does (seen on 6.1 under load).
 md_nowait() {
 	echo 60 >"/sys/block/$1/md/safe_mode_delay"
-	udevadm settle
+	udev_settle
 	local st=0
 	NOWAIT=$(nowait-io --activate "/dev/$1") || st=$?
 	[ "$st" -ne 2 ] || { echo "$NOWAIT" >&2; return 1; }

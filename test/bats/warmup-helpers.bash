@@ -78,7 +78,6 @@ wm_none() {
 	[[ "$(md_attr "dev-$H1/state")" != *write_mostly* ]]
 	[[ "$(md_attr "dev-$H2/state")" != *write_mostly* ]]
 }
-disk_reads() { awk '{ print $1 }' "/sys/block/$1/stat"; }
 disk_read_bytes() { echo $(($(awk '{ print $3 }' "/sys/block/$1/stat") * 512)); }
 # spread: while the RAM member is away, neither disk is write-mostly and
 # random reads of md0 go to both (with both write-mostly md reads only
@@ -89,9 +88,7 @@ disk_read_bytes() { echo $(($(awk '{ print $3 }' "/sys/block/$1/stat") * 512)); 
 # it, and takes an idle disk before a busy one, so each batch's first
 # read goes to the first disk and its second to the other; the rest go
 # by head position. Each disk so takes at least 75 of the 600 whatever
-# the guest's timing, and the bound is 60. (Readers of one read each
-# left the split to whether two reads overlapped in flight, which TCG
-# decides: 28 of 600 seen on the second disk.)
+# the guest's timing, and the bound is 60.
 spread() {
 	local a1 a2 n1 n2
 	wm_none
@@ -160,7 +157,7 @@ wait_clean() {
 lose_ram() {
 	mdadm --stop /dev/md0
 	rdctl --detach rd0
-	udevadm settle
+	udev_settle
 	mdadm --assemble --run /dev/md0 "/dev/$H1" "/dev/$H2"
 	[ -z "$(ls "$RDCTL_STATE_DIR")" ]
 }

@@ -53,7 +53,7 @@ reboot_array() {
 	for d in /sys/block/rd*; do
 		if [ -e "$d" ]; then rdctl --detach "${d##*/}" >/dev/null; fi
 	done
-	udevadm settle
+	udev_settle
 	mdadm --assemble --run /dev/md0 "/dev/$H1" "/dev/$H2"
 	run rdctl --restore --config "$CONF" --wait --timeout 120
 	echo "restore: $output"
@@ -317,7 +317,7 @@ settled() {
 	# warmup.bats's create; what this test adds, rdctl's resume after
 	# each step, is rdctl's own code, run here on the newer kernels)
 	case $(uname -r) in
-	6.1.*) skip "on 6.12 and newer (make check's time)" ;;
+	6.1.*) skip "rdctl's own resume, run on 6.12 and newer" ;;
 	esac
 	k=0
 	while :; do
