@@ -48,7 +48,7 @@ lw_mark() {
 	sectors=$(blockdev --getsz "/dev/$h1")
 	# the log on the whole second stand-in: blank, so it starts empty
 	dmsetup create "$LW" --table "0 $sectors log-writes /dev/$h1 /dev/$h2"
-	udevadm settle
+	udev_settle
 	rdctl --create /dev/md0 "/dev/mapper/$LW" --config "$T/rdmirror.conf" --wait
 	mdadm --detail /dev/md0 | grep -E 'writemostly|write-mostly|Bitmap|State :'
 	if [[ "$CRASH_PLANT" == write-behind ]]; then
