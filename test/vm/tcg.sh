@@ -32,3 +32,9 @@ RD_TCG_APPEND="norandmaps"
 # ports a device (0 is kept for a console; virtme-ng's port takes 1)
 # leave 6 queues each.
 RD_VNG_QEMU_OPTS="-global virtio-serial-pci.max_ports=2"
+#
+# RD_TCG_QBOOT: the firmware of the debug kernel's guests (qemu's qboot,
+# from qemu-system-data). That kernel has no ACPI, so it finds its CPUs in
+# the firmware's MP table: qboot's lists every vCPU, SeaBIOS's (qemu's
+# default) only the boot CPU.
+RD_TCG_QBOOT=/usr/share/qemu/qboot.rom
