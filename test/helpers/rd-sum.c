@@ -13,7 +13,7 @@
  * two different contents give the same sum by chance once in 2^64.
  *
  * What it replaces, dd of the device into md5sum, took 2.2 to 3.1 s for
- * 256 MiB in a 6.1 guest under TCG (docs/TESTING.md), where dd alone
+ * 256 MiB in a 6.1 guest under TCG (test/RUNLOG.md), where dd alone
  * read it in 0.3 s.
  */
 #define _GNU_SOURCE

@@ -1,7 +1,7 @@
 # shellcheck shell=bash disable=SC2034 # (set here, used where sourced)
 # What every TCG guest of the tests gets (sourced by the runners):
 # settings that make the emulator cheaper without changing what the tests
-# test. docs/TESTING.md has the measurements.
+# test. docs/TESTING.md says why; test/RUNLOG.md has the measurements.
 #
 # RD_TCG_CPU: qemu's "max" CPU without ERMS and FSRM. With either, the
 # guest kernel copies and clears through "rep movsb"/"rep stosb" (memcpy
