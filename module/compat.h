@@ -2,7 +2,8 @@
 /*
  * Every difference between the kernels rdmirror builds on (6.1 to the
  * newest mainline) lives here, so the rest of the module is written
- * against one API.
+ * against one API; and nothing else: it includes kernel headers only and
+ * calls nothing of the module's (test/check-module-layers).
  */
 #ifndef RD_COMPAT_H
 #define RD_COMPAT_H
@@ -11,8 +12,6 @@
 #include <linux/blkdev.h>
 #include <linux/version.h>
 
-#include "rd_device.h"
-
 /*
  * Write-zeroes bios at most 4 GiB long: up to 6.10,
  * __blkdev_issue_write_zeroes() put the whole request in one bio's 32-bit
@@ -20,7 +19,7 @@
  * longer request was silently cut short. Discard always clamped.
  */
 #define RD_MAX_WRITE_ZEROES_SECTORS \
-	round_down(UINT_MAX >> SECTOR_SHIFT, RD_PAGE_SECTORS)
+	round_down(UINT_MAX >> SECTOR_SHIFT, PAGE_SECTORS)
 
 /*
  * A gendisk for a bio-based RAM disk: 512-byte logical and page-sized
@@ -86,52 +85,26 @@ static inline struct gendisk *rd_compat_alloc_disk(bool iostats)
 #endif
 }
 
-/* ->open lost its block_device argument in 6.5. */
+/*
+ * ->open lost its block_device argument in 6.5: an open method is
+ * declared with RD_COMPAT_OPEN_ARGS and finds its disk with
+ * RD_COMPAT_OPEN_DISK.
+ */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
-static inline int rd_compat_open(struct gendisk *disk, blk_mode_t mode)
-{
-	return rd_disk_open(disk);
-}
+#define RD_COMPAT_OPEN_ARGS	struct gendisk *disk, blk_mode_t mode
+#define RD_COMPAT_OPEN_DISK	(disk)
 #else
-static inline int rd_compat_open(struct block_device *bdev, fmode_t mode)
-{
-	return rd_disk_open(bdev->bd_disk);
-}
+#define RD_COMPAT_OPEN_ARGS	struct block_device *bdev, fmode_t mode
+#define RD_COMPAT_OPEN_DISK	(bdev->bd_disk)
 #endif
 
 /*
- * KUnit hooks: the tests (rd_kunit*.c, module rdmirror_kunit) are built
- * on request (RDMIRROR_KUNIT=1, which defines RDMIRROR_KUNIT_BUILD) for
- * kernels with CONFIG_KUNIT from 6.9 on (bdev_file_open_by_dev() is how
- * they open a disk). There the functions they call are exported to the
- * test namespace and page allocation and copies can be stubbed; in every
- * other build, a distribution kernel with CONFIG_KUNIT and DKMS included,
- * these hooks compile to nothing: no stub check on the I/O path, no
- * internal symbol exported.
+ * The KUnit tests (module/kunit/, rdmirror_kunit.ko) open disks with
+ * bdev_file_open_by_dev(), new in 6.9: older kernels get no hooks for
+ * them (rd_kunit_hooks.h).
  */
-#if defined(RDMIRROR_KUNIT_BUILD) && IS_ENABLED(CONFIG_KUNIT) && \
-	LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
-#include <kunit/static_stub.h>
-#include <kunit/visibility.h>
-#define RD_KUNIT_HOOKS 1
-/* The kunit headers' own hooks, under names of rdmirror's. */
-#define RD_VISIBLE_IF_KUNIT VISIBLE_IF_KUNIT
-#define EXPORT_SYMBOL_IF_RD_KUNIT EXPORT_SYMBOL_IF_KUNIT
-#define RD_STUB_REDIRECT KUNIT_STATIC_STUB_REDIRECT
-/* rd_disk.c's block major, for the tests to open disks by number. */
-extern int rd_major;
-/* rd_store.c: discarded pages freed by one RCU callback each. */
-extern atomic_long_t rd_store_single_frees;
-#else
-/*
- * No-ops that still name their symbol, so that a misspelt one fails to
- * build on every kernel, not only on a test kernel.
- */
-#define RD_VISIBLE_IF_KUNIT static
-#define RD_NOT_EXPORTED(symbol) static_assert(sizeof(typeof(symbol) *))
-#define EXPORT_SYMBOL_IF_RD_KUNIT RD_NOT_EXPORTED
-#define RD_STUB_REDIRECT(real_fn_name, args...) ((void)(real_fn_name))
-#endif
+#define RD_COMPAT_KUNIT_CAN_RUN \
+	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0))
 
 /* Module namespaces became strings in 6.13. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)

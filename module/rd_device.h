@@ -147,7 +147,6 @@ int rd_disk_add(u64 size, u32 flags, rd_add_report_fn report, void *data,
 int rd_disk_remove(u32 index);
 int rd_disk_resize(u32 index, u64 size);
 int rd_disk_free_pages(u32 index);
-int rd_disk_open(struct gendisk *disk);
 int rd_disks_init(unsigned int max_disks, bool iostats);
 void rd_disks_exit(void);
 

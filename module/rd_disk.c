@@ -25,6 +25,7 @@
 #include "uapi/rdmirror.h"
 #include "compat.h"
 #include "rd_device.h"
+#include "rd_kunit_hooks.h"
 
 static DEFINE_MUTEX(rd_ctl_mutex);
 static DEFINE_IDR(rd_indexes);
@@ -88,9 +89,9 @@ static const struct attribute_group *rd_attr_groups[] = {
 };
 
 /* Runs under disk->open_mutex. */
-int rd_disk_open(struct gendisk *disk)
+static int rd_disk_open(RD_COMPAT_OPEN_ARGS)
 {
-	struct rd_device *rd = disk->private_data;
+	struct rd_device *rd = RD_COMPAT_OPEN_DISK->private_data;
 
 	if (rd->deleting)
 		return -ENXIO;
@@ -100,7 +101,7 @@ int rd_disk_open(struct gendisk *disk)
 static const struct block_device_operations rd_fops = {
 	.owner		= THIS_MODULE,
 	.submit_bio	= rd_submit_bio,
-	.open		= rd_compat_open,
+	.open		= rd_disk_open,
 };
 
 static void rd_device_free(struct rd_device *rd)

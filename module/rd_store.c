@@ -32,6 +32,7 @@
 
 #include "compat.h"
 #include "rd_device.h"
+#include "rd_kunit_hooks.h"
 
 /*
  * Every page the store takes comes from here, so that the KUnit tests can
