@@ -10,6 +10,7 @@
 
 #include <linux/badblocks.h>
 #include <linux/blkdev.h>
+#include <linux/mm.h>
 #include <linux/version.h>
 
 /*
@@ -106,6 +107,19 @@ static inline struct gendisk *rd_compat_alloc_disk(bool iostats)
 #define RD_COMPAT_KUNIT_CAN_RUN \
 	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0))
 
+/*
+ * memory_failure_queue(pfn) where the kernel has memory_failure(), and
+ * nothing where it has not: 6.1.0 to about 6.1.36 declare it without a
+ * stub for CONFIG_MEMORY_FAILURE=n (the stub came with a later stable
+ * release), and a module calling it would not link there.
+ */
+static inline void rd_compat_memory_failure_queue(unsigned long pfn)
+{
+#ifdef CONFIG_MEMORY_FAILURE
+	memory_failure_queue(pfn, 0);
+#endif
+}
+
 /* Module namespaces became strings in 6.13. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
 #define RD_IMPORT_KUNIT_NS() MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING")
@@ -144,7 +158,15 @@ static inline int rd_bb_clear(struct badblocks *bb, sector_t s, sector_t n)
 	return (RD_BB_BOOL ? done : !done) ? 0 : -ENOSPC;
 }
 
-/* Whether any sector of [s, s + n) is recorded. Lockless (a seqlock). */
+/*
+ * Whether any sector of [s, s + n) is recorded. Not against a change of
+ * the table: badblocks_check() is lockless (a seqlock) and retries when a
+ * change raced it, but from the 6.7 rewrite of badblocks until upstream
+ * 5236f041fa6c (6.15) the retry started from the range already consumed
+ * and reported nothing. Debian's 6.1 has the old code; its 6.12
+ * (6.12.118-1~deb12u1, bookworm-backports and trixie) lacks the fix. The
+ * caller holds the lock under which the table changes.
+ */
 static inline bool rd_bb_any(struct badblocks *bb, sector_t s, sector_t n)
 {
 	typeof(__builtin_choose_expr(RD_BB_SECTOR_LENGTHS, (sector_t)0, 0)) len;

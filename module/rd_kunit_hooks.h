@@ -14,6 +14,7 @@
 
 #include <linux/atomic.h>
 #include <linux/build_bug.h>
+#include <linux/types.h>
 
 #include "compat.h"
 
@@ -30,6 +31,21 @@
 extern int rd_major;
 /* rd_store.c: discarded pages freed by one RCU callback each. */
 extern atomic_long_t rd_store_single_frees;
+struct bio;
+struct page;
+struct rd_device;
+/*
+ * rd_store.c: one piece read (within one page), and a bio read with
+ * @batch pieces an RCU section (1: each piece its own section and walk).
+ * Returns 0, or -EIO where the page's memory failed or holds no data.
+ */
+int rd_store_read(struct rd_device *rd, sector_t sector, struct page *dst,
+		  unsigned int dst_off, unsigned int len);
+int rd_store_read_bio_batch(struct rd_device *rd, struct bio *bio,
+			    unsigned int batch);
+/* rd_store.c: every copy a write makes into a page already in the store. */
+void rd_store_copy_in(struct page *page, unsigned int off, struct page *src,
+		      unsigned int src_off, unsigned int len);
 #else
 /*
  * No-ops that still name their symbol, so that a misspelt one fails to

@@ -316,7 +316,7 @@ static void rd_kunit_long_read(struct kunit *test, struct file *file,
 		__bio_add_page(bio, pages[i], min(seg, len - i * seg), 0);
 	}
 	if (per_page)
-		KUNIT_EXPECT_EQ(test, rd_store_read_bio(rd_kunit_rd(file), bio, 1), 0);
+		KUNIT_EXPECT_EQ(test, rd_store_read_bio_batch(rd_kunit_rd(file), bio, 1), 0);
 	else
 		KUNIT_EXPECT_EQ(test, submit_bio_wait(bio), 0);
 	bio_put(bio);
@@ -597,8 +597,9 @@ static int rd_kunit_page_io(struct kunit *test, struct file *file, bool write,
 }
 
 /*
- * Write-zeroes bios fit a 32-bit byte count: up to 6.10 the block layer
- * put a whole request in one bio without a clamp.
+ * Write-zeroes bios fit a 32-bit byte count: some kernels put a whole
+ * request in one bio without a clamp (compat.h,
+ * RD_MAX_WRITE_ZEROES_SECTORS).
  */
 static void rd_kunit_disk_write_zeroes_limit(struct kunit *test)
 {
