@@ -62,10 +62,13 @@ struct rd_device {
 	 */
 	bool deleting;
 	/*
-	 * Set under disk->open_mutex once a free-all has decided that nobody
-	 * holds the disk open, cleared under it when the emptying is over:
-	 * ->open refuses meanwhile, so that no write lands in a disk being
-	 * emptied, to be discarded after it was acknowledged.
+	 * Set under rd_ctl_mutex and disk->open_mutex once a free-all has
+	 * decided that nobody holds the disk open, cleared under both when
+	 * the emptying is over: ->open refuses meanwhile, so that no write
+	 * lands in a disk being emptied, to be discarded after it was
+	 * acknowledged, and no I/O runs while its pages are freed; removal,
+	 * resize and another free-all refuse too, so that the emptying,
+	 * which holds neither lock, keeps its disk.
 	 */
 	bool emptying;
 	/* Under rd_ctl_mutex: a preallocated grow is filling the new range. */
