@@ -2,16 +2,16 @@
 /*
  * Every difference between the kernels rdmirror builds on (6.1 to the
  * newest mainline) lives here, so the rest of the module is written
- * against one API.
+ * against one API; and nothing else: it includes kernel headers only and
+ * calls nothing of the module's (test/check-module-layers).
  */
 #ifndef RD_COMPAT_H
 #define RD_COMPAT_H
 
 #include <linux/badblocks.h>
 #include <linux/blkdev.h>
+#include <linux/mm.h>
 #include <linux/version.h>
-
-#include "rd_device.h"
 
 /*
  * Write-zeroes bios at most 4 GiB long: up to 6.10,
@@ -20,7 +20,7 @@
  * longer request was silently cut short. Discard always clamped.
  */
 #define RD_MAX_WRITE_ZEROES_SECTORS \
-	round_down(UINT_MAX >> SECTOR_SHIFT, RD_PAGE_SECTORS)
+	round_down(UINT_MAX >> SECTOR_SHIFT, PAGE_SECTORS)
 
 /*
  * A gendisk for a bio-based RAM disk: 512-byte logical and page-sized
@@ -86,52 +86,39 @@ static inline struct gendisk *rd_compat_alloc_disk(bool iostats)
 #endif
 }
 
-/* ->open lost its block_device argument in 6.5. */
+/*
+ * ->open lost its block_device argument in 6.5: an open method is
+ * declared with RD_COMPAT_OPEN_ARGS and finds its disk with
+ * RD_COMPAT_OPEN_DISK.
+ */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
-static inline int rd_compat_open(struct gendisk *disk, blk_mode_t mode)
-{
-	return rd_disk_open(disk);
-}
+#define RD_COMPAT_OPEN_ARGS	struct gendisk *disk, blk_mode_t mode
+#define RD_COMPAT_OPEN_DISK	(disk)
 #else
-static inline int rd_compat_open(struct block_device *bdev, fmode_t mode)
-{
-	return rd_disk_open(bdev->bd_disk);
-}
+#define RD_COMPAT_OPEN_ARGS	struct block_device *bdev, fmode_t mode
+#define RD_COMPAT_OPEN_DISK	(bdev->bd_disk)
 #endif
 
 /*
- * KUnit hooks: the tests (rd_kunit*.c, module rdmirror_kunit) are built
- * on request (RDMIRROR_KUNIT=1, which defines RDMIRROR_KUNIT_BUILD) for
- * kernels with CONFIG_KUNIT from 6.9 on (bdev_file_open_by_dev() is how
- * they open a disk). There the functions they call are exported to the
- * test namespace and page allocation and copies can be stubbed; in every
- * other build, a distribution kernel with CONFIG_KUNIT and DKMS included,
- * these hooks compile to nothing: no stub check on the I/O path, no
- * internal symbol exported.
+ * The KUnit tests (module/kunit/, rdmirror_kunit.ko) open disks with
+ * bdev_file_open_by_dev(), new in 6.9: older kernels get no hooks for
+ * them (rd_kunit_hooks.h).
  */
-#if defined(RDMIRROR_KUNIT_BUILD) && IS_ENABLED(CONFIG_KUNIT) && \
-	LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
-#include <kunit/static_stub.h>
-#include <kunit/visibility.h>
-#define RD_KUNIT_HOOKS 1
-/* The kunit headers' own hooks, under names of rdmirror's. */
-#define RD_VISIBLE_IF_KUNIT VISIBLE_IF_KUNIT
-#define EXPORT_SYMBOL_IF_RD_KUNIT EXPORT_SYMBOL_IF_KUNIT
-#define RD_STUB_REDIRECT KUNIT_STATIC_STUB_REDIRECT
-/* rd_disk.c's block major, for the tests to open disks by number. */
-extern int rd_major;
-/* rd_store.c: discarded pages freed by one RCU callback each. */
-extern atomic_long_t rd_store_single_frees;
-#else
+#define RD_COMPAT_KUNIT_CAN_RUN \
+	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0))
+
 /*
- * No-ops that still name their symbol, so that a misspelt one fails to
- * build on every kernel, not only on a test kernel.
+ * memory_failure_queue(pfn) where the kernel has memory_failure(), and
+ * nothing where it has not: 6.1.0 to about 6.1.36 declare it without a
+ * stub for CONFIG_MEMORY_FAILURE=n (the stub came with a later stable
+ * release), and a module calling it would not link there.
  */
-#define RD_VISIBLE_IF_KUNIT static
-#define RD_NOT_EXPORTED(symbol) static_assert(sizeof(typeof(symbol) *))
-#define EXPORT_SYMBOL_IF_RD_KUNIT RD_NOT_EXPORTED
-#define RD_STUB_REDIRECT(real_fn_name, args...) ((void)(real_fn_name))
+static inline void rd_compat_memory_failure_queue(unsigned long pfn)
+{
+#ifdef CONFIG_MEMORY_FAILURE
+	memory_failure_queue(pfn, 0);
 #endif
+}
 
 /* Module namespaces became strings in 6.13. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
@@ -171,7 +158,15 @@ static inline int rd_bb_clear(struct badblocks *bb, sector_t s, sector_t n)
 	return (RD_BB_BOOL ? done : !done) ? 0 : -ENOSPC;
 }
 
-/* Whether any sector of [s, s + n) is recorded. Lockless (a seqlock). */
+/*
+ * Whether any sector of [s, s + n) is recorded. Not against a change of
+ * the table: badblocks_check() is lockless (a seqlock) and retries when a
+ * change raced it, but from the 6.7 rewrite of badblocks until upstream
+ * 5236f041fa6c (6.15) the retry started from the range already consumed
+ * and reported nothing. Debian's 6.1 has the old code; its 6.12
+ * (6.12.118-1~deb12u1, bookworm-backports and trixie) lacks the fix. The
+ * caller holds the lock under which the table changes.
+ */
 static inline bool rd_bb_any(struct badblocks *bb, sector_t s, sector_t n)
 {
 	typeof(__builtin_choose_expr(RD_BB_SECTOR_LENGTHS, (sector_t)0, 0)) len;

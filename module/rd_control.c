@@ -15,9 +15,9 @@
 #include <linux/uaccess.h>
 
 #include "uapi/rdmirror.h"
-#include "compat.h"
 #include "rd_control.h"
 #include "rd_device.h"
+#include "rd_kunit_hooks.h"
 
 static bool rd_ctl_zero(const void *p, size_t len)
 {

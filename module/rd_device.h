@@ -62,10 +62,13 @@ struct rd_device {
 	 */
 	bool deleting;
 	/*
-	 * Set under disk->open_mutex once a free-all has decided that nobody
-	 * holds the disk open, cleared under it when the emptying is over:
-	 * ->open refuses meanwhile, so that no write lands in a disk being
-	 * emptied, to be discarded after it was acknowledged.
+	 * Set under rd_ctl_mutex and disk->open_mutex once a free-all has
+	 * decided that nobody holds the disk open, cleared under both when
+	 * the emptying is over: ->open refuses meanwhile, so that no write
+	 * lands in a disk being emptied, to be discarded after it was
+	 * acknowledged, and no I/O runs while its pages are freed; removal,
+	 * resize and another free-all refuse too, so that the emptying,
+	 * which holds neither lock, keeps its disk.
 	 */
 	bool emptying;
 	/* Under rd_ctl_mutex: a preallocated grow is filling the new range. */
@@ -75,15 +78,18 @@ struct rd_device {
 	atomic_long_t nr_pages;	/* pages in @pages, for allocated_bytes */
 	/*
 	 * A page of the disk has been found broken: set before any page can
-	 * carry page->private bits, so that until then I/O need not read the
-	 * struct page (rd_store_page_plain()). Never cleared.
+	 * carry page->private bits or any sector is recorded missing, so that
+	 * until then a read need not look at page->private nor take the lock
+	 * of @missing (rd_store_page_plain(); the hwpoison flag in struct
+	 * page is read by every copy all the same). Never cleared.
 	 */
 	bool marked;
 	/*
 	 * Sectors of pages put in broken pages' place that hold no data:
 	 * they read as an I/O error until written. Per 512-byte sector, so
 	 * that md's rewrite of what it failed to read restores exactly that,
-	 * on every page size; only set or read once @marked is.
+	 * on every page size; only set or read once @marked is, and then
+	 * only under @pages' xa_lock, with the slot it describes (rd_store.c).
 	 */
 	struct badblocks missing;
 	atomic_long_t bad_pages;	/* pages found broken */
@@ -99,8 +105,6 @@ struct rd_device {
 
 int rd_store_init(struct rd_device *rd);
 void rd_store_destroy(struct rd_device *rd);
-int rd_store_read(struct rd_device *rd, sector_t sector, struct page *dst,
-		  unsigned int dst_off, unsigned int len);
 /*
  * Pieces a bio's read copies under one RCU section (256 KiB of 4 KiB
  * pages). A bio may carry many MiB: the section ends and begins again
@@ -109,8 +113,7 @@ int rd_store_read(struct rd_device *rd, sector_t sector, struct page *dst,
  * end.
  */
 #define RD_READ_BATCH	64
-int rd_store_read_bio(struct rd_device *rd, struct bio *bio,
-		      unsigned int batch);
+int rd_store_read_bio(struct rd_device *rd, struct bio *bio);
 int rd_store_write(struct rd_device *rd, sector_t sector, struct page *src,
 		   unsigned int src_off, unsigned int len, gfp_t gfp);
 int rd_store_discard(struct rd_device *rd, sector_t sector,
@@ -147,7 +150,6 @@ int rd_disk_add(u64 size, u32 flags, rd_add_report_fn report, void *data,
 int rd_disk_remove(u32 index);
 int rd_disk_resize(u32 index, u64 size);
 int rd_disk_free_pages(u32 index);
-int rd_disk_open(struct gendisk *disk);
 int rd_disks_init(unsigned int max_disks, bool iostats);
 void rd_disks_exit(void);
 
@@ -155,7 +157,7 @@ void rd_disks_exit(void);
  * rd_debugfs.c, in the test build only (RDMIRROR_TEST=1): a sector's page
  * frame, for the hwpoison injector, and disks that read page by page, for
  * the bench. The module users install has neither file, and its reads
- * take RD_READ_BATCH pieces a section always.
+ * take RD_READ_BATCH pieces a section always (rd_store_read_bio()).
  */
 #ifdef RDMIRROR_TEST_BUILD
 void rd_debugfs_init(void);
@@ -166,10 +168,6 @@ int rd_store_pfn(struct rd_device *rd, sector_t sector, unsigned long *pfn);
 #else
 static inline void rd_debugfs_init(void) {}
 static inline void rd_debugfs_exit(void) {}
-static inline unsigned int rd_debugfs_read_batch(const struct rd_device *rd)
-{
-	return RD_READ_BATCH;
-}
 #endif
 
 /* rd_control.c: /dev/rdmirror-control */

@@ -3,20 +3,24 @@
  * Disk lifetime: create, remove, resize and empty /dev/rdN, and the
  * per-disk sysfs attributes.
  *
- * rd_ctl_mutex serialises these operations and guards the index map; it
- * is held only for short work, and taken killably. The checks that a disk
- * is not in use are taken under disk->open_mutex, the lock every open runs
- * under, and only the checks: emptying a disk frees its pages after
- * dropping open_mutex (opens meanwhile race it as I/O races a discard),
- * a shrink frees past the new end, where no I/O reaches. A long fill
- * (preallocation) runs with no lock held, on a disk not yet published or
- * marked growing. Lock order: rd_ctl_mutex, then disk->open_mutex.
+ * rd_ctl_mutex serialises these operations and guards the index map and
+ * each disk's @growing and @emptying; it is held only for short work, and
+ * where a caller may wait for it, taken killably (only the undoing of a
+ * failed add or grow waits for it uninterruptibly, as it must finish).
+ * The checks that a disk is not in use are made under disk->open_mutex,
+ * the lock every open runs under, and only the checks. Long work runs
+ * with neither lock held: a fill (preallocation) on a disk not yet
+ * published or marked @growing, an emptying on a disk marked @emptying
+ * (which every open, removal, resize and other emptying refuses), the
+ * free of a shrink past the new end, where no I/O reaches. Lock order:
+ * rd_ctl_mutex, then disk->open_mutex.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/blkdev.h>
 #include <linux/device.h>
 #include <linux/idr.h>
+#include <linux/kobject.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
@@ -25,6 +29,7 @@
 #include "uapi/rdmirror.h"
 #include "compat.h"
 #include "rd_device.h"
+#include "rd_kunit_hooks.h"
 
 static DEFINE_MUTEX(rd_ctl_mutex);
 static DEFINE_IDR(rd_indexes);
@@ -88,9 +93,9 @@ static const struct attribute_group *rd_attr_groups[] = {
 };
 
 /* Runs under disk->open_mutex. */
-int rd_disk_open(struct gendisk *disk)
+static int rd_disk_open(RD_COMPAT_OPEN_ARGS)
 {
-	struct rd_device *rd = disk->private_data;
+	struct rd_device *rd = RD_COMPAT_OPEN_DISK->private_data;
 
 	if (rd->deleting)
 		return -ENXIO;
@@ -100,7 +105,7 @@ int rd_disk_open(struct gendisk *disk)
 static const struct block_device_operations rd_fops = {
 	.owner		= THIS_MODULE,
 	.submit_bio	= rd_submit_bio,
-	.open		= rd_compat_open,
+	.open		= rd_disk_open,
 };
 
 static void rd_device_free(struct rd_device *rd)
@@ -169,7 +174,10 @@ int rd_disk_add(u64 size, u32 flags, rd_add_report_fn report, void *data,
 			goto out_put_disk;
 	}
 
-	mutex_lock(&rd_ctl_mutex);
+	if (mutex_lock_killable(&rd_ctl_mutex)) {
+		err = -EINTR;
+		goto out_put_disk;
+	}
 	err = device_add_disk(NULL, disk, rd_attr_groups);
 	if (!err)
 		idr_replace(&rd_indexes, rd, rd->index);
@@ -183,6 +191,7 @@ int rd_disk_add(u64 size, u32 flags, rd_add_report_fn report, void *data,
 out_put_disk:
 	put_disk(disk);
 out_free_index:
+	/* (the index must go back: uninterruptible, and short) */
 	mutex_lock(&rd_ctl_mutex);
 	idr_remove(&rd_indexes, rd->index);
 	mutex_unlock(&rd_ctl_mutex);
@@ -200,18 +209,18 @@ static void rd_disk_destroy(struct rd_device *rd)
 	rd_device_free(rd);
 }
 
-/*
- * Whether disk @index is idle: nobody holds it open and no grow is
- * filling it; -ENODEV or -EBUSY if not. With @deleting, an idle disk is
- * marked so under the same open_mutex, and no open gets in any more.
- * Called with rd_ctl_mutex held.
- */
 /* What rd_disk_find_idle() marks on a disk it found idle. */
 enum rd_idle_mark {
 	RD_IDLE_DELETE,		/* rd->deleting: it goes */
 	RD_IDLE_EMPTY,		/* rd->emptying: it is emptied */
 };
 
+/*
+ * Whether disk @index is idle: nobody holds it open, no grow is filling
+ * it and no emptying is running; -ENODEV or -EBUSY if not. An idle disk
+ * is marked as @mark says under the same open_mutex, and no open gets in
+ * any more. Called with rd_ctl_mutex held.
+ */
 static int rd_disk_find_idle(u32 index, enum rd_idle_mark mark,
 			     struct rd_device **rdp)
 {
@@ -221,7 +230,7 @@ static int rd_disk_find_idle(u32 index, enum rd_idle_mark mark,
 	if (!rd)
 		return -ENODEV;
 	mutex_lock(&rd->disk->open_mutex);
-	if (disk_openers(rd->disk) || rd->growing)
+	if (disk_openers(rd->disk) || rd->growing || rd->emptying)
 		err = -EBUSY;
 	else if (mark == RD_IDLE_DELETE)
 		rd->deleting = true;
@@ -257,14 +266,23 @@ EXPORT_SYMBOL_IF_RD_KUNIT(rd_disk_remove);
  */
 static int rd_disk_grow_prealloc(struct rd_device *rd, sector_t old, u64 size)
 {
+	pgoff_t first = rd_sectors_to_pages(old);
 	int err;
 
 	rd->growing = true;
 	mutex_unlock(&rd_ctl_mutex);
-	err = rd_store_prealloc(rd, rd_sectors_to_pages(old),
-				DIV_ROUND_UP(size, PAGE_SIZE));
-	mutex_lock(&rd_ctl_mutex);
-	if (!err)
+	err = rd_store_prealloc(rd, first, DIV_ROUND_UP(size, PAGE_SIZE));
+	if (!err && mutex_lock_killable(&rd_ctl_mutex)) {
+		/* Killed before publishing: the range goes, unseen. */
+		rd_store_discard(rd, rd_page_sector(first),
+				 rd_page_sector(DIV_ROUND_UP(size, PAGE_SIZE) - first),
+				 RD_DISCARD_QUIESCED | RD_DISCARD_MAY_SLEEP);
+		err = -EINTR;
+	}
+	if (err)
+		/* (@growing must be cleared: uninterruptible, and short) */
+		mutex_lock(&rd_ctl_mutex);
+	else
 		set_capacity_and_notify(rd->disk, size >> SECTOR_SHIFT);
 	rd->growing = false;
 	mutex_unlock(&rd_ctl_mutex);
@@ -284,7 +302,7 @@ int rd_disk_resize(u32 index, u64 size)
 		err = -ENODEV;
 		goto out_unlock;
 	}
-	if (rd->growing) {
+	if (rd->growing || rd->emptying) {
 		err = -EBUSY;
 		goto out_unlock;
 	}
@@ -321,33 +339,45 @@ EXPORT_SYMBOL_IF_RD_KUNIT(rd_disk_resize);
 
 int rd_disk_free_pages(u32 index)
 {
-	unsigned int flags = RD_DISCARD_MAY_SLEEP;
+	unsigned int flags = RD_DISCARD_QUIESCED | RD_DISCARD_MAY_SLEEP;
 	struct rd_device *rd;
 	int err;
 
 	if (mutex_lock_killable(&rd_ctl_mutex))
 		return -EINTR;
 	err = rd_disk_find_idle(index, RD_IDLE_EMPTY, &rd);
-	if (!err) {
-		/* A preallocated disk keeps its memory reserved, zeroed. */
-		if (rd->prealloc)
-			flags |= RD_DISCARD_KEEP_PAGES;
-		/*
-		 * Without open_mutex, which a large disk's emptying would hold
-		 * for seconds: rd->emptying keeps every opener out instead, so
-		 * no I/O runs until the disk is empty.
-		 */
-		err = rd_store_discard(rd, 0, get_capacity(rd->disk), flags);
-		/*
-		 * The memory is back before the caller hears "done": a
-		 * preallocating add right after a flush counts on it.
-		 */
-		rd_store_flush_frees();
-		mutex_lock(&rd->disk->open_mutex);
-		rd->emptying = false;
-		mutex_unlock(&rd->disk->open_mutex);
-	}
 	mutex_unlock(&rd_ctl_mutex);
+	if (err)
+		return err;
+
+	/* A preallocated disk keeps its memory reserved, zeroed. */
+	if (rd->prealloc)
+		flags |= RD_DISCARD_KEEP_PAGES;
+	/*
+	 * With no lock held: rd->emptying keeps out every opener (so no I/O
+	 * runs, and the pages are freed at once, before the caller hears
+	 * "done": a preallocating add right after a flush counts on it) and
+	 * every removal, resize and other emptying (so @rd stays).
+	 */
+	err = rd_store_discard(rd, 0, get_capacity(rd->disk), flags);
+	/*
+	 * A preallocated disk's page whose memory failed and that could not
+	 * be replaced by a zeroed one (no memory for it, or no room to
+	 * record its lost sectors): the disk is emptied but for that page,
+	 * which reads as an error until written. An I/O error, not the
+	 * add's ENOMEM or ENOSPC.
+	 */
+	if (err)
+		err = -EIO;
+
+	/* (uninterruptible: the disk must open again; short) */
+	mutex_lock(&rd_ctl_mutex);
+	mutex_lock(&rd->disk->open_mutex);
+	rd->emptying = false;
+	mutex_unlock(&rd->disk->open_mutex);
+	mutex_unlock(&rd_ctl_mutex);
+	/* udev reads the disk again: no md member, no file system left */
+	kobject_uevent(&disk_to_dev(rd->disk)->kobj, KOBJ_CHANGE);
 	return err;
 }
 EXPORT_SYMBOL_IF_RD_KUNIT(rd_disk_free_pages);

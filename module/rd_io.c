@@ -2,8 +2,10 @@
 /*
  * The bio path. rdmirror is bio-based like brd: a RAM copy needs no
  * request queue, no scheduler and no completion context, so every bio is
- * served and ended in the submitter's context. No lock is taken here
- * beyond the xarray's own; counters are per page and atomic.
+ * served and ended in the submitter's context. The bio path has no lock
+ * of its own: pages are looked up under RCU, counters are atomic, and
+ * only once a page of the disk has broken does the store take its
+ * xarray's lock, around its table of lost sectors (rd_store.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -16,7 +18,7 @@
 static blk_status_t rd_do_read(struct rd_device *rd, struct bio *bio)
 {
 	/* A memory error: md reads the block from a disk. */
-	if (rd_store_read_bio(rd, bio, rd_debugfs_read_batch(rd)))
+	if (rd_store_read_bio(rd, bio))
 		return BLK_STS_IOERR;
 	return BLK_STS_OK;
 }
@@ -25,8 +27,8 @@ static blk_status_t rd_do_write(struct rd_device *rd, struct bio *bio)
 {
 	sector_t sector = bio->bi_iter.bi_sector;
 	/*
-	 * io_uring and aio may ask us not to block (md passes NOWAIT to its
-	 * members only in 6.15's releases): no reclaim then. Otherwise
+	 * A NOWAIT bio (io_uring, aio, and md passing its own on) must not
+	 * block: no reclaim then. Otherwise
 	 * reclaim as long as it makes progress, then fail the write
 	 * (__GFP_RETRY_MAYFAIL) rather than loop in the allocator until the
 	 * OOM killer takes someone's process: md then fails the RAM member

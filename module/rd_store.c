@@ -7,14 +7,24 @@
  * Readers and writers look pages up under RCU, and a discard that runs
  * while I/O may be in flight frees pages only after a grace period: I/O
  * racing a discard of the same range sees old data or zeros, never freed
- * memory. Paths that run with the disk closed (shrink, free-all, removal)
- * free at once.
+ * memory. Paths that run while no opener can send I/O (shrink past the
+ * end, free-all, removal) free at once.
  *
  * A page whose memory fails is never given back to the allocator: a read
  * of it fails with an I/O error (md then reads the block from a disk and
  * writes it back), and that write puts the data in a new page, with what
  * can still be read of the old one; the sectors that cannot be read are
  * recorded in rd->missing and fail until written.
+ *
+ * rd->missing describes the pages in rd->pages: it is changed only under
+ * the xarray's lock, together with the slot it describes (a page put in,
+ * replaced or erased), and only when that change of the slot is made; once
+ * a page has broken (rd->marked), it is also read under that lock. So a
+ * writer that lost a race for a slot cannot wipe or add records that
+ * describe another writer's page, and a check of the table never runs
+ * beside a change of it (some kernels' badblocks_check() miss a range
+ * then: compat.h, rd_bb_any()). Before the first broken page, I/O takes
+ * no lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -32,6 +42,7 @@
 
 #include "compat.h"
 #include "rd_device.h"
+#include "rd_kunit_hooks.h"
 
 /*
  * Every page the store takes comes from here, so that the KUnit tests can
@@ -74,9 +85,27 @@ EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_copy_mc);
 void rd_store_report_mf(struct page *page)
 {
 	RD_STUB_REDIRECT(rd_store_report_mf, page);
-	memory_failure_queue(page_to_pfn(page), 0);
+	rd_compat_memory_failure_queue(page_to_pfn(page));
 }
 EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_report_mf);
+
+/*
+ * Copy @len bytes from @src at @src_off (zeros if @src is NULL) into a
+ * page of the store, at @off. The tests stub it, to break the page in
+ * the middle of a write.
+ */
+RD_VISIBLE_IF_KUNIT void rd_store_copy_in(struct page *page, unsigned int off,
+					  struct page *src,
+					  unsigned int src_off,
+					  unsigned int len)
+{
+	RD_STUB_REDIRECT(rd_store_copy_in, page, off, src, src_off, len);
+	if (src)
+		memcpy_page(page, off, src, src_off, len);
+	else
+		memzero_page(page, off, len);
+}
+EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_copy_in);
 
 /*
  * Whether memory_failure() has flagged @page: checked before every copy
@@ -109,15 +138,16 @@ static bool rd_page_broken(struct page *page)
  * Whether @rd's pages, the one just looked up among them, carry none of
  * rd's own marks: no page of @rd has been found broken (rd->marked, set
  * before any page carries page->private bits), so none has sectors
- * missing. The kernel's hwpoison flag is not covered: memory_failure()
- * may set it on any page at any moment, and I/O reads it on every page
- * (rd_page_poisoned()).
+ * missing and a read need neither look at page->private nor take the
+ * lock of the table. The kernel's hwpoison flag is not covered:
+ * memory_failure() may set it on any page at any moment, and I/O reads
+ * it on every page (rd_page_poisoned()).
  */
 static bool rd_store_page_plain(struct rd_device *rd)
 {
 	/*
 	 * The page's pointer was read before rd->marked: pairs with the
-	 * release with which xa_cmpxchg() publishes, after setting it, the
+	 * release with which xas_store() publishes, after setting it, the
 	 * page rd_store_replace() puts in a broken one's place.
 	 */
 	smp_rmb();
@@ -133,10 +163,11 @@ static void rd_store_mark(struct rd_device *rd)
 
 /*
  * Whether a sector of [sector, sector + len bytes) is missing. Only once
- * rd->marked is set can one be (rd_store_replace() marks first). Acquire:
- * a sector seen not missing is read after the data that the write which
- * took it out of the table put there (the smp_wmb() in
- * rd_store_written()).
+ * rd->marked is set can one be (rd_store_replace() marks first). Under
+ * the table's lock (the store's xa_lock, see the top of this file): a
+ * sector seen not missing is read after the data that the write which
+ * took it out of the table put there, and the page just looked up was
+ * published with its records.
  */
 static bool rd_store_missing(struct rd_device *rd, sector_t sector,
 			     unsigned int len)
@@ -145,21 +176,24 @@ static bool rd_store_missing(struct rd_device *rd, sector_t sector,
 
 	if (!READ_ONCE(rd->marked))
 		return false;
+	xa_lock(&rd->pages);
 	missing = rd_bb_any(&rd->missing, sector, len >> SECTOR_SHIFT);
-	/* pairs with the smp_wmb() in rd_store_written(): the table, then the data */
-	smp_rmb();
+	xa_unlock(&rd->pages);
 	return missing;
 }
 
-/* [sector, sector + len bytes) now holds data: none of it is missing. */
+/*
+ * [sector, sector + len bytes) now holds data: none of it is missing.
+ * The caller holds the store's xa_lock, and the data is in the page that
+ * the slot holds, or will hold when the caller drops the lock.
+ */
 static void rd_store_written(struct rd_device *rd, sector_t sector,
 			     unsigned int len)
 {
+	lockdep_assert_held(&rd->pages.xa_lock);
 	if (!READ_ONCE(rd->marked) ||
 	    !rd_bb_any(&rd->missing, sector, len >> SECTOR_SHIFT))
 		return;
-	/* The data first: a sector out of the table holds it. */
-	smp_wmb();
 	/* Splits the range at most once: a table with room for one more range. */
 	if (rd_bb_clear(&rd->missing, sector, len >> SECTOR_SHIFT))
 		pr_err_ratelimited("rd%d: sectors %llu+%u written after a memory error still read as errors: the table of lost sectors is full\n",
@@ -193,9 +227,18 @@ struct rd_free_batch {
 
 static struct workqueue_struct *rd_free_wq;
 
+#ifdef RD_KUNIT_HOOKS
 /* For the tests: pages freed one RCU callback each (no batch to be had). */
-RD_VISIBLE_IF_KUNIT atomic_long_t rd_store_single_frees = ATOMIC_LONG_INIT(0);
+atomic_long_t rd_store_single_frees = ATOMIC_LONG_INIT(0);
 EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_single_frees);
+
+static void rd_store_count_single_free(void)
+{
+	atomic_long_inc(&rd_store_single_frees);
+}
+#else
+static void rd_store_count_single_free(void) {}
+#endif
 
 static void rd_page_free_rcu(struct rcu_head *head)
 {
@@ -233,7 +276,7 @@ static void rd_page_free_deferred(struct page *page,
 	if (!b) {
 		b = kmalloc(PAGE_SIZE, GFP_NOWAIT | __GFP_NOWARN);
 		if (!b) {
-			atomic_long_inc(&rd_store_single_frees);
+			rd_store_count_single_free();
 			call_rcu(&page->rcu_head, rd_page_free_rcu);
 			return;
 		}
@@ -436,16 +479,15 @@ EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_read);
 #endif
 
 /*
- * Read a bio's data into its pages: as rd_store_read() on each piece in
- * turn, a piece being the part of a segment within one store page, with
- * one RCU section for RD_READ_BATCH pieces and each page found from the
- * one before. A 1 MiB read makes one walk from the root, not 256.
- * @batch: pieces a section (RD_READ_BATCH; 1 makes each piece its own
- * section and walk, in the test build only). Returns 0, or -EIO at the
- * first piece that failed.
+ * Read a bio's data into its pages, a piece at a time, a piece being the
+ * part of a segment within one store page, with one RCU section for
+ * @batch pieces and each page found from the one before. A 1 MiB read
+ * makes one walk from the root, not 256. Returns 0, or -EIO at the first
+ * piece that failed.
  */
-int rd_store_read_bio(struct rd_device *rd, struct bio *bio,
-		      unsigned int batch)
+RD_VISIBLE_IF_KUNIT int rd_store_read_bio_batch(struct rd_device *rd,
+						struct bio *bio,
+						unsigned int batch)
 {
 	sector_t sector = bio->bi_iter.bi_sector;
 	XA_STATE(xas, &rd->pages, 0);
@@ -484,7 +526,20 @@ out:
 	rcu_read_unlock();
 	return err;
 }
-EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_read_bio);
+EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_read_bio_batch);
+
+/*
+ * Read a bio: RD_READ_BATCH pieces a section (in the test build, 1 for
+ * the disks debugfs says, for the bench's page-by-page read).
+ */
+int rd_store_read_bio(struct rd_device *rd, struct bio *bio)
+{
+#ifdef RDMIRROR_TEST_BUILD
+	return rd_store_read_bio_batch(rd, bio, rd_debugfs_read_batch(rd));
+#else
+	return rd_store_read_bio_batch(rd, bio, RD_READ_BATCH);
+#endif
+}
 
 /*
  * The sectors of @page outside [off, off + len), from @old: copied with
@@ -492,18 +547,16 @@ EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_read_bio);
  * machine check and survived it (so this machine recovers from one),
  * else not read at all (a page the kernel flagged without rd's copy
  * touching it may hold poison whose consumption this CPU cannot survive).
- * What is not copied is recorded missing. @page is not yet in the store.
- * Returns 0, or -ENOSPC if the table of missing sectors is full.
+ * What is not copied is set in @lost, one bit a sector, for the caller to
+ * record once @page is in the store. @page is not yet in the store.
  */
-static int rd_store_salvage(struct rd_device *rd, pgoff_t idx,
-			    struct page *old, struct page *page,
-			    unsigned int off, unsigned int len)
+static void rd_store_salvage(struct page *old, struct page *page,
+			     unsigned int off, unsigned int len,
+			     unsigned long *lost)
 {
 	bool readable = test_bit(RD_PAGE_MC_RECOVERED_BIT, &old->private);
-	sector_t first = rd_page_sector(idx);
 	char *from = NULL, *to = NULL;
 	unsigned int o;
-	int err = 0;
 
 	if (readable) {
 		from = kmap_local_page(old);
@@ -518,18 +571,37 @@ static int rd_store_salvage(struct rd_device *rd, pgoff_t idx,
 		/* (a copy that failed part way leaves part of the sector) */
 		if (readable)
 			memset(to + o, 0, SECTOR_SIZE);
-		err = rd_bb_set(&rd->missing, first + (o >> SECTOR_SHIFT), 1);
-		if (err) {
-			pr_err_ratelimited("rd%d: no room to record the sectors lost at sector %llu: the write fails\n",
-					   rd->index, (unsigned long long)first);
-			break;
-		}
+		__set_bit(o >> SECTOR_SHIFT, lost);
 	}
 	if (readable) {
 		kunmap_local(to);
 		kunmap_local(from);
 	}
-	return err;
+}
+
+/*
+ * Record the sectors of page @idx set in @lost missing. The caller holds
+ * the store's xa_lock. Returns 0, or -ENOSPC if the table is full.
+ */
+static int rd_store_record_lost(struct rd_device *rd, pgoff_t idx,
+				const unsigned long *lost)
+{
+	sector_t first = rd_page_sector(idx);
+	unsigned int s = 0, e;
+
+	lockdep_assert_held(&rd->pages.xa_lock);
+	for (;;) {
+		s = find_next_bit(lost, RD_PAGE_SECTORS, s);
+		if (s >= RD_PAGE_SECTORS)
+			return 0;
+		e = find_next_zero_bit(lost, RD_PAGE_SECTORS, s);
+		if (rd_bb_set(&rd->missing, first + s, e - s)) {
+			pr_err_ratelimited("rd%d: no room to record the sectors lost at sector %llu: the write fails\n",
+					   rd->index, (unsigned long long)first);
+			return -ENOSPC;
+		}
+		s = e;
+	}
 }
 
 /*
@@ -539,11 +611,15 @@ static int rd_store_salvage(struct rd_device *rd, pgoff_t idx,
  * stays out of the allocator for good. Returns 0, -EAGAIN if @old is no
  * longer there (the caller looks again), -ENOMEM, or -ENOSPC.
  *
- * The missing sectors are recorded before the page can be seen, so no
- * reader takes a sector that could not be salvaged for data. A replacer
- * that loses the race to another leaves its records: at worst a sector
- * the other wrote reads as an error until written again, which under md
- * is one more corrected read, never wrong data.
+ * @old is marked broken, with a full barrier, before anything of it is
+ * copied: a writer that copied into @old without seeing the mark before
+ * its copy looks again after it (rd_page_fill_unless_broken()), so either
+ * the salvage below reads its data or it sees the mark and writes again,
+ * into the new page. The missing sectors are recorded under the xa_lock,
+ * with the store of the new page and only if @old is still in the slot,
+ * before the page can be seen: no reader takes a sector that could not
+ * be salvaged for data, and a replacer that lost its race records
+ * nothing.
  */
 static int rd_store_replace(struct rd_device *rd, pgoff_t idx,
 			    struct page *old, struct page *src,
@@ -551,76 +627,132 @@ static int rd_store_replace(struct rd_device *rd, pgoff_t idx,
 			    unsigned int len, gfp_t gfp)
 {
 	sector_t sector = rd_page_sector(idx) + (off >> SECTOR_SHIFT);
-	struct page *page, *cur;
+	DECLARE_BITMAP(lost, RD_PAGE_SECTORS) = { 0 };
+	XA_STATE(xas, &rd->pages, idx);
+	struct page *page;
 	int err;
+
+	/*
+	 * rd->marked before the page's mark, and both before any sector is
+	 * recorded missing or the new page can be seen: I/O that finds
+	 * rd->marked unset looks at neither.
+	 */
+	rd_store_mark(rd);
+	/* A page never read since it broke is counted here. */
+	if (!test_and_set_bit(RD_PAGE_BROKEN_BIT, &old->private))
+		atomic_long_inc(&rd->bad_pages);
+	/* pairs with the smp_mb() in rd_page_fill_unless_broken() */
+	smp_mb();
 
 	page = rd_store_new_page(gfp | __GFP_ZERO);
 	if (!page)
 		return -ENOMEM;
 	if (src)
 		memcpy_page(page, off, src, src_off, len);
+	rd_store_salvage(old, page, off, len, lost);
+
+	xas_lock(&xas);
+	if (xas_load(&xas) != old) {
+		xas_unlock(&xas);
+		__free_page(page);
+		return -EAGAIN;
+	}
 	/*
-	 * Before any sector is recorded missing, and before the new page can
-	 * be seen: I/O that finds rd->marked unset looks at neither.
+	 * (On -ENOSPC the records made so far stay, on sectors of @old,
+	 * which fail their reads anyway: at worst a sector a later
+	 * replacement salvages reads as an error until written, which under
+	 * md is one more corrected read, never wrong data.)
 	 */
-	rd_store_mark(rd);
-	err = rd_store_salvage(rd, idx, old, page, off, len);
+	err = rd_store_record_lost(rd, idx, lost);
+	if (!err) {
+		/* Sectors missing since an earlier replacement, written now. */
+		rd_store_written(rd, sector, len);
+		/* the slot holds @old: no node to allocate, no error */
+		xas_store(&xas, page);
+	}
+	xas_unlock(&xas);
 	if (err) {
 		__free_page(page);
 		return err;
 	}
-	cur = xa_cmpxchg(&rd->pages, idx, old, page, gfp | __GFP_NOWARN);
-	if (cur != old) {
-		__free_page(page);
-		return xa_is_err(cur) ? xa_err(cur) : -EAGAIN;
-	}
-	/* Sectors missing since an earlier replacement, written now. */
-	rd_store_written(rd, sector, len);
-	/* A page never read since it broke is counted here. */
-	if (!test_and_set_bit(RD_PAGE_BROKEN_BIT, &old->private))
-		atomic_long_inc(&rd->bad_pages);
 	atomic_long_inc(&rd->replaced_pages);
 	pr_warn_ratelimited("rd%d: page at sector %llu replaced after a memory error\n",
 			    rd->index, (unsigned long long)rd_page_sector(idx));
 	return 0;
 }
 
+/* What rd_page_fill_unless_broken() did. */
+enum rd_fill {
+	RD_FILL_DONE,		/* the data is in the store */
+	RD_FILL_BROKEN,		/* the page is broken: replace it */
+	RD_FILL_AGAIN,		/* the page left the store: look again */
+};
+
 /*
- * Into a page of @rd that holds data, at @sector: copy @len bytes from
- * @src (zeros if @src is NULL), then take what is now written out of
- * the missing sectors. @plain: rd_store_page_plain() said no page of the
- * disk can have missing sectors.
+ * Copy @len bytes from @src (zeros if @src is NULL) into @page, the page
+ * at @sector's index in @rd's store, under the caller's RCU section,
+ * unless it is broken. The page may break while the copy runs
+ * (rd_store_replace() salvaging it): the copy is followed by a full
+ * barrier and a second look, so that either the replacement's salvage
+ * reads this data or this sees the mark, and the caller writes again
+ * into the page that takes this one's place. Once a page of @rd has
+ * broken, the written sectors leave the missing ones under the
+ * xa_lock, only if @page still holds the slot.
  */
-static void rd_page_fill(struct rd_device *rd, struct page *page,
-			 sector_t sector, struct page *src,
-			 unsigned int src_off, unsigned int len, bool plain)
+static enum rd_fill rd_page_fill_unless_broken(struct rd_device *rd,
+					       struct page *page,
+					       sector_t sector,
+					       struct page *src,
+					       unsigned int src_off,
+					       unsigned int len)
 {
 	unsigned int off = rd_sector_offset(sector);
+	bool plain = rd_store_page_plain(rd);
+	bool here;
 
-	if (src)
-		memcpy_page(page, off, src, src_off, len);
-	else
-		memzero_page(page, off, len);
-	if (!plain)
+	if (rd_page_poisoned(page) || (!plain && rd_page_marked_broken(page)))
+		return RD_FILL_BROKEN;
+	rd_store_copy_in(page, off, src, src_off, len);
+	/* pairs with the smp_mb() in rd_store_replace() */
+	smp_mb();
+	if (rd_page_broken(page))
+		return RD_FILL_BROKEN;
+	if (!READ_ONCE(rd->marked))
+		return RD_FILL_DONE;
+	xa_lock(&rd->pages);
+	here = rd_store_lookup(rd, rd_sector_page(sector)) == page;
+	if (here)
 		rd_store_written(rd, sector, len);
+	xa_unlock(&rd->pages);
+	return here ? RD_FILL_DONE : RD_FILL_AGAIN;
 }
 
 /*
- * Fill @page (in @rd's store, under the caller's RCU section) as
- * rd_page_fill() does, unless it is broken: then nothing is written and
- * false is returned, for the caller to put a new page in its place.
+ * Put @page (filled) in the hole at @idx. The hole's records go with it,
+ * under the xa_lock and only if the slot is still a hole: a new page
+ * holds data in every sector (zeros where not written). Returns 0,
+ * -EEXIST if another page got there first, or -ENOMEM.
  */
-static bool rd_page_fill_unless_broken(struct rd_device *rd,
-				       struct page *page, sector_t sector,
-				       struct page *src, unsigned int src_off,
-				       unsigned int len)
+static int rd_store_insert(struct rd_device *rd, pgoff_t idx,
+			   struct page *page, gfp_t gfp)
 {
-	bool plain = rd_store_page_plain(rd);
+	XA_STATE(xas, &rd->pages, idx);
+	void *cur;
 
-	if (rd_page_poisoned(page) || (!plain && rd_page_marked_broken(page)))
-		return false;
-	rd_page_fill(rd, page, sector, src, src_off, len, plain);
-	return true;
+	do {
+		xas_lock(&xas);
+		cur = xas_load(&xas);
+		/* (a reserved entry is a hole, as rd_store_lookup() reads it) */
+		if (!cur || xa_is_zero(cur)) {
+			cur = NULL;
+			rd_store_written(rd, rd_page_sector(idx), PAGE_SIZE);
+			xas_store(&xas, page);
+		}
+		xas_unlock(&xas);
+	} while (xas_nomem(&xas, gfp | __GFP_NOWARN));
+	if (xas_error(&xas))
+		return xas_error(&xas);
+	return cur ? -EEXIST : 0;
 }
 
 /*
@@ -632,18 +764,22 @@ int rd_store_write(struct rd_device *rd, sector_t sector, struct page *src,
 {
 	pgoff_t idx = rd_sector_page(sector);
 	unsigned int off = rd_sector_offset(sector);
-	struct page *page, *old;
+	struct page *page;
 	int err;
 
 	for (;;) {
+		enum rd_fill fill = RD_FILL_BROKEN;
+
 		rcu_read_lock();
 		page = rd_store_lookup(rd, idx);
-		if (page && rd_page_fill_unless_broken(rd, page, sector, src,
-						       src_off, len)) {
-			rcu_read_unlock();
-			return 0;
-		}
+		if (page)
+			fill = rd_page_fill_unless_broken(rd, page, sector, src,
+							  src_off, len);
 		rcu_read_unlock();
+		if (fill == RD_FILL_DONE)
+			return 0;
+		if (fill == RD_FILL_AGAIN)
+			continue;
 
 		if (page) {
 			/* Broken pages are never freed: @page stays valid. */
@@ -663,23 +799,14 @@ int rd_store_write(struct rd_device *rd, sector_t sector, struct page *src,
 		if (!page)
 			return -ENOMEM;
 		memcpy_page(page, off, src, src_off, len);
-		/*
-		 * A new page holds data in every sector (zeros where not
-		 * written): none of them may read as missing. The erase that
-		 * made this slot a hole cleared its records, but a replacer
-		 * that lost its race to that erase records missing sectors
-		 * after it (rd_store_replace() records before its cmpxchg):
-		 * those are cleared here, before the page can be seen.
-		 */
-		rd_store_written(rd, rd_page_sector(idx), PAGE_SIZE);
-		old = xa_cmpxchg(&rd->pages, idx, NULL, page, gfp | __GFP_NOWARN);
-		if (!old) {
+		err = rd_store_insert(rd, idx, page, gfp);
+		if (!err) {
 			atomic_long_inc(&rd->nr_pages);
 			return 0;
 		}
 		__free_page(page);
-		if (xa_is_err(old))
-			return xa_err(old);
+		if (err != -EEXIST)
+			return err;
 		/* Another writer inserted this page first: write into it. */
 	}
 }
@@ -699,15 +826,18 @@ static int rd_store_zero(struct rd_device *rd, pgoff_t idx, unsigned int off,
 	int err;
 
 	do {
+		enum rd_fill fill = RD_FILL_DONE;
+
 		rcu_read_lock();
 		page = rd_store_lookup(rd, idx);
-		if (page && rd_page_fill_unless_broken(rd, page, sector, NULL,
-						       0, len))
-			page = NULL;
+		if (page)
+			fill = rd_page_fill_unless_broken(rd, page, sector,
+							  NULL, 0, len);
 		rcu_read_unlock();
-		if (!page)
+		if (fill == RD_FILL_DONE)
 			return 0;
-		err = rd_store_replace(rd, idx, page, NULL, 0, off, len, gfp);
+		err = fill == RD_FILL_AGAIN ? -EAGAIN :
+		      rd_store_replace(rd, idx, page, NULL, 0, off, len, gfp);
 	} while (err == -EAGAIN);
 	return err;
 }
@@ -738,11 +868,14 @@ static int rd_store_clear_pages(struct rd_device *rd, pgoff_t first,
 			if (ret && !err)
 				err = ret;
 		} else {
-			page = xa_erase(&rd->pages, idx);
-			if (page) {
-				/* a hole reads as zeros: nothing of it is missing */
+			xa_lock(&rd->pages);
+			page = __xa_erase(&rd->pages, idx);
+			/* a hole reads as zeros: nothing of it is missing */
+			if (page)
 				rd_store_written(rd, rd_page_sector(idx),
 						 PAGE_SIZE);
+			xa_unlock(&rd->pages);
+			if (page) {
 				atomic_long_dec(&rd->nr_pages);
 				if (flags & RD_DISCARD_QUIESCED)
 					rd_page_free(page);

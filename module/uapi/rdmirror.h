@@ -19,12 +19,17 @@
  *   ENOTTY  not a request of this device (whatever the caller's rights)
  *   ENODEV  no disk with that index
  *   EBUSY   the disk is open (md member, mount, open file): it cannot be
- *           removed, shrunk or emptied; or a preallocating grow of it is
- *           still running
+ *           removed, shrunk or emptied; or a preallocating grow or an
+ *           emptying of it is still running
  *   ENOSPC  the module's max_disks limit is reached (checked before any
  *           preallocation)
  *   EINTR   preallocation, or the wait for another request, interrupted
  *           by a fatal signal
+ *   EIO     (FREE_PAGES of a preallocated disk) a page whose memory failed
+ *           could not be replaced by a zeroed one (no memory for a new
+ *           page, or no room to record its lost sectors): the rest of the
+ *           disk is emptied, that page's blocks read as errors until
+ *           written
  */
 #ifndef _UAPI_LINUX_RDMIRROR_H
 #define _UAPI_LINUX_RDMIRROR_H
@@ -67,8 +72,10 @@ struct rdmirror_resize {
 /*
  * RDMIRROR_CTL_REMOVE: delete the disk and free its memory.
  * RDMIRROR_CTL_FREE_PAGES: discard the whole content. A normal disk gives
- * all its memory back; a preallocated one keeps its pages, zeroed.
- * Both need the disk closed (EBUSY otherwise).
+ * all its memory back, before the call returns; a preallocated one keeps
+ * its pages, zeroed. A change uevent follows, so that udev reads the
+ * emptied disk again. Both need the disk closed (EBUSY otherwise; also
+ * while the disk is being emptied).
  */
 struct rdmirror_disk {
 	__u32 version;		/* in: RDMIRROR_ABI_VERSION */

@@ -186,6 +186,84 @@ teardown() { rd_common_teardown; }
 	cmp -n $((16 * MiB)) /dev/rd0 /dev/zero
 }
 
+# After an emptying the disk holds no md superblock and no file system
+# any more: a change uevent makes udev read it again, so that its database
+# (blkid's ID_FS_TYPE, md's incremental assembly rules) stops saying
+# otherwise. Only the emptying's own event may be counted: nothing writes
+# the disk here, since udev's "watch" sends a change event of its own
+# when a writer closes it.
+@test "free-all sends a change uevent for the emptied disk" {
+	local mon i
+	rd_add $((8 * MiB))
+	udev_settle
+	udevadm monitor --kernel --subsystem-match=block >"$T/uevents" 2>&1 &
+	mon=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q 'KERNEL - the kernel uevent' "$T/uevents" && break
+		sleep 0.05
+	done
+	grep -q 'KERNEL - the kernel uevent' "$T/uevents"
+	rd_ioctl_idle free index=0
+	for ((i = 0; i < 100; i++)); do
+		grep -qE '^KERNEL\[[0-9.]+\] +change +/devices/virtual/block/rd0 \(block\)' "$T/uevents" && break
+		sleep 0.05
+	done
+	kill "$mon"
+	wait "$mon" || true
+	cat "$T/uevents"
+	grep -qE '^KERNEL\[[0-9.]+\] +change +/devices/virtual/block/rd0 \(block\)' "$T/uevents"
+}
+
+# A free-all holds the control mutex only to mark the disk: the emptying
+# runs with no lock held, so a request for another disk does not wait for
+# it, and a removal of the disk being emptied is refused (EBUSY), never
+# let in to delete the disk under the emptying.
+@test "while --flush empties a disk, an add does not wait and its removal is refused" {
+	local size=$((512 * MiB)) i out
+	rd_add "$size"
+	dd if=/dev/zero of=/dev/rd0 bs=4M count=$((size / (4 * MiB))) oflag=direct status=none
+	# "add=INDEX left=BYTES rm=RESULT before=BYTES": what rd0 still held
+	# when the add returned, and when the removal was asked.
+	python3 - "$size" "$T" >"$T/other" 2>&1 <<'PY' &
+import subprocess, sys, time
+size, tmp = int(sys.argv[1]), sys.argv[2]
+def allocated():
+    try:
+        with open("/sys/block/rd0/rdmirror/allocated_bytes") as f:
+            return int(f.read())
+    except OSError:
+        return -1
+open(tmp + "/ready", "w").close()
+deadline = time.monotonic() + 60
+while allocated() >= size:
+    if time.monotonic() > deadline:
+        print("the emptying never began")
+        sys.exit(0)
+add = subprocess.run(["rd-ioctl", "add", "size=1048576"], capture_output=True, text=True)
+left = allocated()
+before = allocated()
+rm = subprocess.run(["rd-ioctl", "remove", "index=0"], capture_output=True, text=True)
+print("add=%s left=%d rm=%s before=%d" % (add.stdout.strip(), left,
+      rm.stdout.strip() if rm.returncode else "done", before))
+PY
+	for ((i = 0; i < 200; i++)); do
+		[[ -e "$T/ready" ]] && break
+		sleep 0.05
+	done
+	rd_ioctl_idle free index=0
+	wait $!
+	out=$(cat "$T/other")
+	echo "the other requests: $out"
+	[[ "$out" =~ ^add=1\ left=([0-9]+)\ rm=([A-Za-z]+)\ before=(-?[0-9]+)$ ]]
+	# the add came back while the emptying was still under way
+	[ "${BASH_REMATCH[1]}" -gt 0 ]
+	# a removal asked while pages remained was refused
+	if [ "${BASH_REMATCH[3]}" -gt 0 ]; then
+		[ "${BASH_REMATCH[2]}" = EBUSY ]
+	fi
+	[ "$(rd_allocated rd0)" = 0 ]
+}
+
 # A free-all (--flush) empties a disk it found unopened, and that takes a
 # while on a large disk: an open in the meantime must be refused, never
 # let in to write blocks that the emptying then discards.

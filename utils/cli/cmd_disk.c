@@ -57,6 +57,9 @@ static int kernel_fail(int e, const char *op, unsigned index, uint64_t size, boo
 	} else if (e == EINVAL) {
 		rc = fail_errno(e, "the kernel refused %s of rd%u as invalid (EINVAL): rdctl %s must match the module version (rdctl --version)",
 				op, index, RDCTL_VERSION);
+	} else if (e == EIO && !strcmp(op, "flush")) {
+		rc = fail_errno(e, "rd%u was emptied but for a page whose memory failed and could not be replaced by a zeroed one (no memory for it): its blocks read as I/O errors until written; see dmesg, and flush again once memory is free",
+				index);
 	} else if (e == EINTR) {
 		rc = fail_errno(e, "%s was interrupted: nothing was changed; try again", op);
 	} else if (e == ENOTTY) {

@@ -316,7 +316,7 @@ static void rd_kunit_long_read(struct kunit *test, struct file *file,
 		__bio_add_page(bio, pages[i], min(seg, len - i * seg), 0);
 	}
 	if (per_page)
-		KUNIT_EXPECT_EQ(test, rd_store_read_bio(rd_kunit_rd(file), bio, 1), 0);
+		KUNIT_EXPECT_EQ(test, rd_store_read_bio_batch(rd_kunit_rd(file), bio, 1), 0);
 	else
 		KUNIT_EXPECT_EQ(test, submit_bio_wait(bio), 0);
 	bio_put(bio);
@@ -477,6 +477,49 @@ static void rd_kunit_disk_free_pages(struct kunit *test)
 	rd_kunit_expect_pages(test, file, 0, 16, false);
 }
 
+/*
+ * A free-all of a preallocated disk one of whose pages broke, when no
+ * page can be had to replace it: an I/O error (not ENOMEM, which the
+ * UAPI gives to an add that memory cannot hold), every other page zeroed,
+ * and the disk opens again. With memory, a second free-all replaces it.
+ */
+static void rd_kunit_disk_free_pages_broken_no_memory(struct kunit *test)
+{
+	u32 index = rd_kunit_add(test, 64 * SZ_1K, RDMIRROR_ADD_PREALLOC);
+	struct file *file = rd_kunit_open(test, index);
+	struct rd_device *rd = rd_kunit_rd(file);
+	struct page *buf, *old;
+
+	rd_kunit_write_pages(test, file, 0, 16);
+	old = xa_load(&rd->pages, 2);
+	KUNIT_ASSERT_NOT_NULL(test, old);
+	buf = alloc_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	/* broken as a machine check in a read leaves it */
+	rd_kunit_fail_copies(test);
+	KUNIT_EXPECT_EQ(test, rd_store_read(rd, rd_page_sector(2), buf, 0,
+					    SECTOR_SIZE), -EIO);
+	rd_kunit_mend_copies(test);
+	__free_page(buf);
+	rd_kunit_close(test, file);
+
+	rd_kunit_fail_allocs_after(test, 0);
+	KUNIT_EXPECT_EQ(test, rd_kunit_when_closed(rd_disk_free_pages, index),
+			-EIO);
+	kunit_deactivate_static_stub(test, rd_store_alloc_page);
+	file = rd_kunit_open(test, index);
+	KUNIT_EXPECT_PTR_EQ(test, xa_load(&rd->pages, 2), old);
+	rd_kunit_expect_pages(test, file, 0, 2, false);
+	rd_kunit_expect_pages(test, file, 3, 13, false);
+	rd_kunit_close(test, file);
+
+	KUNIT_EXPECT_EQ(test, rd_kunit_when_closed(rd_disk_free_pages, index), 0);
+	KUNIT_EXPECT_PTR_NE(test, xa_load(&rd->pages, 2), old);
+	/* out of the store now, and rd never frees a broken page */
+	set_page_private(old, 0);
+	__free_page(old);
+}
+
 /* A preallocated disk holds all its pages from the start, and keeps them. */
 static void rd_kunit_disk_prealloc(struct kunit *test)
 {
@@ -597,8 +640,9 @@ static int rd_kunit_page_io(struct kunit *test, struct file *file, bool write,
 }
 
 /*
- * Write-zeroes bios fit a 32-bit byte count: up to 6.10 the block layer
- * put a whole request in one bio without a clamp.
+ * Write-zeroes bios fit a 32-bit byte count: some kernels put a whole
+ * request in one bio without a clamp (compat.h,
+ * RD_MAX_WRITE_ZEROES_SECTORS).
  */
 static void rd_kunit_disk_write_zeroes_limit(struct kunit *test)
 {
@@ -694,6 +738,7 @@ static struct kunit_case rd_kunit_disk_cases[] = {
 	KUNIT_CASE(rd_kunit_disk_discard_write_zeroes),
 	KUNIT_CASE(rd_kunit_disk_resize),
 	KUNIT_CASE(rd_kunit_disk_free_pages),
+	KUNIT_CASE(rd_kunit_disk_free_pages_broken_no_memory),
 	KUNIT_CASE(rd_kunit_disk_nowait_discard_bounded),
 	KUNIT_CASE(rd_kunit_disk_prealloc),
 	KUNIT_CASE(rd_kunit_disk_prealloc_add_failure),

@@ -8,7 +8,7 @@
 
 #include <kunit/test.h>
 
-#include "compat.h"
+#include "rd_kunit_hooks.h"
 
 #ifndef RD_KUNIT_HOOKS
 #error "rdmirror's KUnit tests need a kernel with CONFIG_KUNIT, 6.9 or newer"

@@ -5,10 +5,12 @@
  * write-zeroes of partial and whole pages, the allocated-bytes count,
  * preallocation that fails part way, and pages whose memory fails.
  */
+#include <kunit/test-bug.h>
 #include <kunit/test.h>
 #include <linux/gfp.h>
 #include <linux/highmem.h>
 #include <linux/mm.h>
+#include <linux/rcupdate.h>
 #include <linux/string.h>
 
 #include "rd_device.h"
@@ -668,6 +670,97 @@ static void rd_kunit_discard_forgets_missing(struct kunit *test)
 	rd_kunit_expect(test, SECTOR_SIZE, PAGE_SIZE - SECTOR_SIZE, false);
 }
 
+/*
+ * The race of a writer that found a hole and slept in the allocator
+ * (reclaim) while, meanwhile, another write filled the slot, that page
+ * broke with a sector that cannot be salvaged, and a third write replaced
+ * it, recording that sector missing: the sleeper, back, must not wipe
+ * the replacement's records (md would then take zeros for data). The
+ * stub of the sleeper's allocation runs the others in its place.
+ */
+static struct page *rd_kunit_alloc_after_replacement(gfp_t gfp)
+{
+	struct kunit *test = kunit_get_current_test();
+
+	kunit_deactivate_static_stub(test, rd_store_alloc_page);
+	rd_kunit_poisoned_page(test, 0, 5 * SECTOR_SIZE);
+	rd_kunit_write(test, 0, SECTOR_SIZE);
+	KUNIT_EXPECT_EQ(test, rd_kunit_read_status(test, 5 * SECTOR_SIZE,
+						   SECTOR_SIZE), -EIO);
+	return alloc_page(gfp);
+}
+
+static void rd_kunit_late_insert_keeps_records(struct kunit *test)
+{
+	struct rd_kunit_store *s = test->priv;
+
+	kunit_activate_static_stub(test, rd_store_alloc_page,
+				   rd_kunit_alloc_after_replacement);
+	rd_kunit_write(test, 2 * SECTOR_SIZE, SECTOR_SIZE);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->rd.replaced_pages), 1L);
+	/* the sleeper wrote into the replacement */
+	rd_kunit_expect(test, 0, 5 * SECTOR_SIZE, true);
+	KUNIT_EXPECT_EQ(test, rd_kunit_read_status(test, 5 * SECTOR_SIZE,
+						   SECTOR_SIZE), -EIO);
+	rd_kunit_expect(test, 6 * SECTOR_SIZE, PAGE_SIZE - 6 * SECTOR_SIZE, true);
+	KUNIT_EXPECT_EQ(test, rd_kunit_pages(test), 1UL);
+}
+
+/*
+ * The race of a direct writer copying into a page while that page breaks
+ * and another write replaces it, salvaging the old page's sectors before
+ * the writer's copy lands: the writer must find, after its copy, that the
+ * page was replaced, and write again into the new one. The stub of the
+ * writer's copy breaks and replaces the page before copying. The copy
+ * runs in the writer's RCU section, where the others may not sleep: the
+ * stub leaves it for them, as a preemption would let them run (nothing
+ * frees the page meanwhile: rd never frees a broken one).
+ */
+static void rd_kunit_copy_in_after_replacement(struct page *page,
+					       unsigned int off,
+					       struct page *src,
+					       unsigned int src_off,
+					       unsigned int len)
+{
+	struct kunit *test = kunit_get_current_test();
+	struct rd_kunit_store *s = test->priv;
+	struct page *buf;
+
+	kunit_deactivate_static_stub(test, rd_store_copy_in);
+	rcu_read_unlock();
+	/* the page breaks (a read meets a machine check)... */
+	rd_kunit_break(test, 0);
+	/* ...and a write of sector 0 replaces it, salvaging all but sector 0 */
+	buf = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_EXPECT_EQ(test, rd_store_write(&s->rd, 0, buf, 0, SECTOR_SIZE,
+					     GFP_KERNEL), 0);
+	__free_page(buf);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->rd.replaced_pages), 1L);
+	rcu_read_lock();
+	/* the copy that was under way lands in the old page */
+	rd_store_copy_in(page, off, src, src_off, len);
+}
+
+static void rd_kunit_write_into_replaced_page(struct kunit *test)
+{
+	struct page *old;
+
+	/* page 0 in the store, zeros but for its last sector */
+	rd_kunit_write(test, PAGE_SIZE - SECTOR_SIZE, SECTOR_SIZE);
+	old = rd_kunit_store_page(test, 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rd_kunit_free_broken,
+							old), 0);
+	kunit_activate_static_stub(test, rd_store_copy_in,
+				   rd_kunit_copy_in_after_replacement);
+	rd_kunit_write(test, 3 * SECTOR_SIZE, SECTOR_SIZE);
+	KUNIT_EXPECT_PTR_NE(test, rd_kunit_store_page(test, 0), old);
+	rd_kunit_expect(test, 0, 3 * SECTOR_SIZE, false);
+	rd_kunit_expect(test, 3 * SECTOR_SIZE, SECTOR_SIZE, true);
+	rd_kunit_expect(test, 4 * SECTOR_SIZE, PAGE_SIZE - 5 * SECTOR_SIZE, false);
+	rd_kunit_expect(test, PAGE_SIZE - SECTOR_SIZE, SECTOR_SIZE, true);
+}
+
 /* Write-zeroes over a broken page replaces it with zeros. */
 static void rd_kunit_write_zeroes_replaces_broken_page(struct kunit *test)
 {
@@ -799,6 +892,8 @@ static struct kunit_case rd_kunit_store_cases[] = {
 	KUNIT_CASE(rd_kunit_three_broken_pages_three_errors),
 	KUNIT_CASE(rd_kunit_flagged_page_not_salvaged),
 	KUNIT_CASE(rd_kunit_discard_forgets_missing),
+	KUNIT_CASE(rd_kunit_late_insert_keeps_records),
+	KUNIT_CASE(rd_kunit_write_into_replaced_page),
 	KUNIT_CASE(rd_kunit_write_zeroes_replaces_broken_page),
 	KUNIT_CASE(rd_kunit_write_zeroes_broken_page_no_memory),
 	KUNIT_CASE(rd_kunit_discard_keeps_broken_page),
