@@ -27,6 +27,10 @@
  * physical blocks, discard and write-zeroes in whole pages, no rotation,
  * no entropy contribution, NOWAIT (md keeps NOWAIT only if every member
  * has it), I/O statistics only if asked for (the iostats parameter).
+ * No bound on a bio's size (max_hw_sectors UINT_MAX, as pmem): a copy in
+ * memory has no transfer limit, and md stacks the smallest of its
+ * members' limits, so the block layer's default (BLK_SAFE_MAX_SECTORS,
+ * 127 KiB) would split every bio of the array, its disks' writes too.
  * Returns an ERR_PTR on failure.
  */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 0)
@@ -53,6 +57,7 @@ static inline struct gendisk *rd_compat_alloc_disk(bool iostats)
 		.logical_block_size	= SECTOR_SIZE,
 		.physical_block_size	= PAGE_SIZE,
 		.io_min			= PAGE_SIZE,
+		.max_hw_sectors		= UINT_MAX,
 		.max_hw_discard_sectors	= UINT_MAX,
 		.discard_granularity	= PAGE_SIZE,
 		.max_write_zeroes_sectors = RD_MAX_WRITE_ZEROES_SECTORS,
@@ -78,6 +83,7 @@ static inline struct gendisk *rd_compat_alloc_disk(bool iostats)
 	blk_queue_logical_block_size(q, SECTOR_SIZE);
 	blk_queue_physical_block_size(q, PAGE_SIZE);
 	blk_queue_io_min(q, PAGE_SIZE);
+	blk_queue_max_hw_sectors(q, UINT_MAX);
 	blk_queue_max_discard_sectors(q, UINT_MAX);
 	q->limits.discard_granularity = PAGE_SIZE;
 	blk_queue_max_write_zeroes_sectors(q, RD_MAX_WRITE_ZEROES_SECTORS);

@@ -94,6 +94,13 @@ struct rd_device {
 	struct badblocks missing;
 	atomic_long_t bad_pages;	/* pages found broken */
 	atomic_long_t replaced_pages;	/* broken pages retired by a write */
+	/*
+	 * A write to the disk was refused for the module's memory bound
+	 * (mem_limit): every write is refused until the bound has
+	 * RD_MEM_ROOM_PAGES free again (rd_io.c says why).
+	 */
+	bool mem_full;
+	atomic_long_t refused_writes;	/* write bios refused for the bound */
 };
 
 /* rd_store.c: the pages behind one disk */
@@ -122,6 +129,14 @@ int rd_store_prealloc(struct rd_device *rd, pgoff_t first, pgoff_t end);
 struct page *rd_store_alloc_page(gfp_t gfp);
 unsigned long rd_store_copy_mc(void *dst, const void *src, size_t len);
 void rd_store_report_mf(struct page *page);
+/* Room under the bound that ends a disk's refusals (1 MiB of 4 KiB pages). */
+#define RD_MEM_ROOM_PAGES	256
+void rd_store_set_mem_limit(unsigned long pages);
+unsigned long rd_store_mem_limit(void);
+unsigned long rd_store_mem_used(void);
+unsigned long rd_store_mem_refused(void);
+bool rd_store_mem_full(void);
+void rd_store_count_refused(struct rd_device *rd);
 int rd_store_module_init(void);
 void rd_store_module_exit(void);
 void rd_store_flush_frees(void);

@@ -74,11 +74,21 @@ static ssize_t replaced_pages_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(replaced_pages);
 
+static ssize_t refused_writes_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	struct rd_device *rd = dev_to_disk(dev)->private_data;
+
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(&rd->refused_writes));
+}
+static DEVICE_ATTR_RO(refused_writes);
+
 static struct attribute *rd_attrs[] = {
 	&dev_attr_allocated_bytes.attr,
 	&dev_attr_preallocated.attr,
 	&dev_attr_memory_errors.attr,
 	&dev_attr_replaced_pages.attr,
+	&dev_attr_refused_writes.attr,
 	NULL,
 };
 

@@ -23,6 +23,20 @@ static blk_status_t rd_do_read(struct rd_device *rd, struct bio *bio)
 	return BLK_STS_OK;
 }
 
+/*
+ * A write refused for the module's memory bound: an error md sees
+ * (BLK_STS_NOSPC; to a direct writer, ENOSPC), counted, and the disk
+ * marked to refuse every write until the bound has room again.
+ */
+static blk_status_t rd_refuse_write(struct rd_device *rd, sector_t sector)
+{
+	WRITE_ONCE(rd->mem_full, true);
+	rd_store_count_refused(rd);
+	pr_err_ratelimited("rd%d: write at sector %llu refused: rdmirror's memory limit (parameter mem_limit) is reached\n",
+			   rd->index, (unsigned long long)sector);
+	return BLK_STS_NOSPC;
+}
+
 static blk_status_t rd_do_write(struct rd_device *rd, struct bio *bio)
 {
 	sector_t sector = bio->bi_iter.bi_sector;
@@ -39,6 +53,23 @@ static blk_status_t rd_do_write(struct rd_device *rd, struct bio *bio)
 		    GFP_NOIO | __GFP_RETRY_MAYFAIL;
 	struct bvec_iter iter;
 	struct bio_vec bv;
+	int err;
+
+	/*
+	 * Once a write met the bound, the writes that need no new page are
+	 * refused too. md raid1 answers a member's write error by recording
+	 * bad blocks for it where its bad-block log has room, keeping it in
+	 * the array; a failed write of its superblock or bitmap, which the
+	 * recording itself brings at once, fails it (super_written() calls
+	 * md_error()). A RAM member that cannot take the array's writes must
+	 * leave it, for the disks to serve the array, not stay with bad
+	 * blocks over what it could not take.
+	 */
+	if (unlikely(READ_ONCE(rd->mem_full))) {
+		if (rd_store_mem_full())
+			return rd_refuse_write(rd, sector);
+		WRITE_ONCE(rd->mem_full, false);
+	}
 
 	bio_for_each_segment(bv, bio, iter) {
 		unsigned int done = 0;
@@ -48,8 +79,11 @@ static blk_status_t rd_do_write(struct rd_device *rd, struct bio *bio)
 			unsigned int len = min_t(unsigned int, bv.bv_len - done,
 						 PAGE_SIZE - rd_sector_offset(sector));
 
-			if (rd_store_write(rd, sector, bv.bv_page,
-					   bv.bv_offset + done, len, gfp)) {
+			err = rd_store_write(rd, sector, bv.bv_page,
+					     bv.bv_offset + done, len, gfp);
+			if (unlikely(err == -ENOSPC))
+				return rd_refuse_write(rd, sector);
+			if (err) {
 				if (bio->bi_opf & REQ_NOWAIT)
 					return BLK_STS_AGAIN;
 				pr_err_ratelimited("rd%d: out of memory writing sector %llu\n",

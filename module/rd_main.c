@@ -6,8 +6,10 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/init.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/sysfs.h>
 
 #include "rd_device.h"
 
@@ -28,6 +30,87 @@ static bool iostats;
 module_param(iostats, bool, 0444);
 MODULE_PARM_DESC(iostats, "Keep I/O statistics for new rd disks (default off)");
 
+/*
+ * The most memory every disk's pages may take together (rd_store.c's
+ * bound), in bytes, 0 for none: a write past it fails (ENOSPC; md fails
+ * the RAM member and goes on from its disks), a preallocation past it is
+ * refused (EDQUOT). Root may change it at any time; a lower bound than
+ * what the disks hold takes nothing back, it refuses new pages. Unless
+ * given, it leaves the machine the reserve rdctl leaves (README: 5% of
+ * RAM, at least 256 MiB, at most 4 GiB), or half of RAM if that is less.
+ */
+static bool mem_limit_given;
+
+static int mem_limit_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned long long bytes;
+	char *end;
+
+	bytes = memparse(val, &end);
+	if (*end == '\n')
+		end++;
+	if (end == val || *end)
+		return -EINVAL;
+	rd_store_set_mem_limit(min_t(unsigned long long, bytes >> PAGE_SHIFT,
+				     ULONG_MAX));
+	mem_limit_given = true;
+	return 0;
+}
+
+static int mem_limit_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  (unsigned long long)rd_store_mem_limit() << PAGE_SHIFT);
+}
+
+static const struct kernel_param_ops mem_limit_ops = {
+	.set = mem_limit_set,
+	.get = mem_limit_get,
+};
+module_param_cb(mem_limit, &mem_limit_ops, NULL, 0644);
+MODULE_PARM_DESC(mem_limit, "Most memory all rd disks may hold together, in bytes (K, M, G suffixes; 0: no limit; default: RAM less rdctl's reserve)");
+
+/* Read-only counters beside it: what the disks hold, writes refused. */
+static int rd_param_read_only(const char *val, const struct kernel_param *kp)
+{
+	return -EPERM;
+}
+
+static int mem_used_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  (unsigned long long)rd_store_mem_used() << PAGE_SHIFT);
+}
+
+static const struct kernel_param_ops mem_used_ops = {
+	.set = rd_param_read_only,
+	.get = mem_used_get,
+};
+module_param_cb(mem_used, &mem_used_ops, NULL, 0444);
+MODULE_PARM_DESC(mem_used, "Memory all rd disks hold now, in bytes (read-only)");
+
+static int mem_refused_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%lu\n", rd_store_mem_refused());
+}
+
+static const struct kernel_param_ops mem_refused_ops = {
+	.set = rd_param_read_only,
+	.get = mem_refused_get,
+};
+module_param_cb(mem_refused_writes, &mem_refused_ops, NULL, 0444);
+MODULE_PARM_DESC(mem_refused_writes, "Writes refused for mem_limit since load (read-only)");
+
+/* RAM less rdctl's default reserve, or half of RAM if that is less. */
+static unsigned long rd_default_mem_limit(void)
+{
+	unsigned long ram = totalram_pages();
+	unsigned long reserve = clamp(ram / 20, 256UL << (20 - PAGE_SHIFT),
+				      4UL << (30 - PAGE_SHIFT));
+
+	return ram - min(reserve, ram / 2);
+}
+
 static int __init rd_init(void)
 {
 	int err;
@@ -37,6 +120,8 @@ static int __init rd_init(void)
 		       RD_MAX_DISKS_LIMIT, max_disks);
 		return -EINVAL;
 	}
+	if (!mem_limit_given)
+		rd_store_set_mem_limit(rd_default_mem_limit());
 	err = rd_store_module_init();
 	if (err)
 		return err;

@@ -55,6 +55,76 @@ struct page *rd_store_alloc_page(gfp_t gfp)
 }
 EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_alloc_page);
 
+/*
+ * The module-wide bound on the pages every store holds (the mem_limit
+ * parameter, in pages; 0: none), and the pages charged against it: those
+ * in the stores plus those a writer or a preallocation is about to put
+ * there. Without it, lazily allocated disks take up to max_disks times
+ * RAM, in pages charged to no cgroup, and anyone who may write a disk
+ * can drive the machine to the OOM killer. Pages put in broken pages'
+ * place are not charged: the count is of pages in the stores.
+ */
+static unsigned long rd_mem_limit;
+static atomic_long_t rd_mem_used = ATOMIC_LONG_INIT(0);
+static atomic_long_t rd_mem_refused = ATOMIC_LONG_INIT(0);
+
+void rd_store_set_mem_limit(unsigned long pages)
+{
+	WRITE_ONCE(rd_mem_limit, pages);
+}
+
+unsigned long rd_store_mem_limit(void)
+{
+	return READ_ONCE(rd_mem_limit);
+}
+
+unsigned long rd_store_mem_used(void)
+{
+	return max(atomic_long_read(&rd_mem_used), 0L);
+}
+
+unsigned long rd_store_mem_refused(void)
+{
+	return atomic_long_read(&rd_mem_refused);
+}
+
+/* Charge @nr pages against the bound: 0, or -ENOSPC past it. */
+static int rd_mem_charge(unsigned long nr)
+{
+	unsigned long limit = READ_ONCE(rd_mem_limit);
+	long used = atomic_long_add_return(nr, &rd_mem_used);
+
+	if (limit && (unsigned long)used > limit) {
+		atomic_long_sub(nr, &rd_mem_used);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+static void rd_mem_uncharge(unsigned long nr)
+{
+	atomic_long_sub(nr, &rd_mem_used);
+}
+
+/*
+ * Whether the bound leaves less than RD_MEM_ROOM_PAGES free: a disk that
+ * had a write refused refuses every write until then (rd_io.c).
+ */
+bool rd_store_mem_full(void)
+{
+	unsigned long limit = READ_ONCE(rd_mem_limit);
+
+	return limit &&
+	       rd_store_mem_used() + RD_MEM_ROOM_PAGES > limit;
+}
+
+/* A write to @rd was refused for the bound: counted on @rd and in all. */
+void rd_store_count_refused(struct rd_device *rd)
+{
+	atomic_long_inc(&rd->refused_writes);
+	atomic_long_inc(&rd_mem_refused);
+}
+
 /* Every page is reached through kmap_local_page(): highmem will do. */
 static struct page *rd_store_new_page(gfp_t gfp)
 {
@@ -322,6 +392,8 @@ int rd_store_init(struct rd_device *rd)
 	atomic_long_set(&rd->nr_pages, 0);
 	atomic_long_set(&rd->bad_pages, 0);
 	atomic_long_set(&rd->replaced_pages, 0);
+	atomic_long_set(&rd->refused_writes, 0);
+	rd->mem_full = false;
 	/* (a page for the table: it must not be allocated when needed, in I/O) */
 	return badblocks_init(&rd->missing, 1);
 }
@@ -338,7 +410,7 @@ void rd_store_destroy(struct rd_device *rd)
 		cond_resched();
 	}
 	xa_destroy(&rd->pages);
-	atomic_long_set(&rd->nr_pages, 0);
+	rd_mem_uncharge(atomic_long_xchg(&rd->nr_pages, 0));
 	badblocks_exit(&rd->missing);
 }
 EXPORT_SYMBOL_IF_RD_KUNIT(rd_store_destroy);
@@ -757,7 +829,8 @@ static int rd_store_insert(struct rd_device *rd, pgoff_t idx,
 
 /*
  * Copy @len bytes from @src to @sector (within one page), allocating the
- * page with @gfp if it is not there yet. Returns 0 or -ENOMEM.
+ * page with @gfp if it is not there yet. Returns 0, -ENOMEM, or -ENOSPC
+ * where a new page would pass the bound (rd_mem_limit).
  */
 int rd_store_write(struct rd_device *rd, sector_t sector, struct page *src,
 		   unsigned int src_off, unsigned int len, gfp_t gfp)
@@ -795,15 +868,21 @@ int rd_store_write(struct rd_device *rd, sector_t sector, struct page *src,
 		 * a racing reader never sees what the page held before; a
 		 * page the write covers whole needs no zeroing.
 		 */
+		err = rd_mem_charge(1);
+		if (err)
+			return err;
 		page = rd_store_new_page(gfp | (len == PAGE_SIZE ? 0 : __GFP_ZERO));
-		if (!page)
+		if (!page) {
+			rd_mem_uncharge(1);
 			return -ENOMEM;
+		}
 		memcpy_page(page, off, src, src_off, len);
 		err = rd_store_insert(rd, idx, page, gfp);
 		if (!err) {
 			atomic_long_inc(&rd->nr_pages);
 			return 0;
 		}
+		rd_mem_uncharge(1);
 		__free_page(page);
 		if (err != -EEXIST)
 			return err;
@@ -877,6 +956,7 @@ static int rd_store_clear_pages(struct rd_device *rd, pgoff_t first,
 			xa_unlock(&rd->pages);
 			if (page) {
 				atomic_long_dec(&rd->nr_pages);
+				rd_mem_uncharge(1);
 				if (flags & RD_DISCARD_QUIESCED)
 					rd_page_free(page);
 				else
@@ -978,8 +1058,9 @@ static void rd_prealloc_unreserve(unsigned long nr)
 
 /*
  * Allocate zeroed pages [first, end). On failure free what this call
- * allocated and return -ENOMEM, or -EINTR if the caller was killed, so a
- * creation or grow that cannot be backed leaves nothing behind.
+ * allocated and return -ENOMEM, -EDQUOT if the pages would pass the bound
+ * (rd_mem_limit), or -EINTR if the caller was killed, so a creation or
+ * grow that cannot be backed leaves nothing behind.
  */
 int rd_store_prealloc(struct rd_device *rd, pgoff_t first, pgoff_t end)
 {
@@ -997,6 +1078,13 @@ int rd_store_prealloc(struct rd_device *rd, pgoff_t first, pgoff_t end)
 	err = rd_prealloc_reserve(end - first);
 	if (err)
 		return err;
+	/* (after the memory's check: what memory cannot hold stays ENOMEM) */
+	if (rd_mem_charge(end - first)) {
+		rd_prealloc_unreserve(end - first);
+		pr_warn("rd%d: preallocating %lu pages refused: the disks hold %lu of the %lu pages of mem_limit\n",
+			rd->index, end - first, rd_store_mem_used(), rd_store_mem_limit());
+		return -EDQUOT;
+	}
 
 	for (idx = first; idx < end; idx++) {
 		if (fatal_signal_pending(current)) {
@@ -1025,6 +1113,8 @@ int rd_store_prealloc(struct rd_device *rd, pgoff_t first, pgoff_t end)
 		cond_resched();
 	}
 	rd_prealloc_unreserve(end - first);
+	/* (the pages not inserted; the clearing uncharges those that were) */
+	rd_mem_uncharge(end - idx);
 	/* (freeing, not zeroing: it cannot fail) */
 	if (err && idx > first)
 		rd_store_clear_pages(rd, first, idx - 1,

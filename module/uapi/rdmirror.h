@@ -23,6 +23,9 @@
  *           emptying of it is still running
  *   ENOSPC  the module's max_disks limit is reached (checked before any
  *           preallocation)
+ *   EDQUOT  (preallocate) the pages would take the rd disks together past
+ *           the module's memory limit (parameter mem_limit); nothing is
+ *           left allocated
  *   EINTR   preallocation, or the wait for another request, interrupted
  *           by a fatal signal
  *   EIO     (FREE_PAGES of a preallocated disk) a page whose memory failed
@@ -98,6 +101,14 @@ struct rdmirror_disk {
  *                    fail with EIO, which md corrects from a disk
  *   replaced_pages   broken pages a write has put in new pages since;
  *                    broken pages are never given back to the allocator
+ *   refused_writes   writes refused because the rd disks together hold
+ *                    the module's memory limit: they fail with ENOSPC
+ *                    (BLK_STS_NOSPC), and once one has, every write to
+ *                    the disk does until the limit has 256 pages of room
+ * Module-wide, in /sys/module/rdmirror/parameters/: mem_limit (bytes all
+ * disks may hold together, 0 for none; root may write it, with a K, M or
+ * G suffix), mem_used (bytes they hold) and mem_refused_writes (writes
+ * refused for the limit since load), the last two read-only.
  * The module version is in /sys/module/rdmirror/version.
  */
 

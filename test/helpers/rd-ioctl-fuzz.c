@@ -29,10 +29,11 @@
  *     ENOMEM;
  *   - add: the index (also the return value) of a disk /sys/block/rdN
  *     shows with the asked size, preallocated flag and allocated bytes;
- *     or ENOMEM, ENOSPC (max_disks), EINTR; EFAULT when the answer cannot
+ *     or ENOMEM, ENOSPC (max_disks), EINTR, EDQUOT (a preallocation past
+ *     the module's mem_limit); EFAULT when the answer cannot
  *     be written back; a preallocation of all of RAM never succeeds;
  *   - remove, free-pages: 0 or EBUSY on a disk that exists; resize also
- *     ENOMEM and EINTR when it preallocates a grow, and EBUSY only for a
+ *     ENOMEM, EDQUOT and EINTR when it preallocates a grow, and EBUSY only for a
  *     shrink; ENODEV only for an index no disk has (never for one of ours);
  *     under an exclusive lock, the size and allocated bytes are what the
  *     request says after success and unchanged after failure;
@@ -82,7 +83,9 @@
 #define PAGE		4096UL
 #define ALIGN		RDMIRROR_SIZE_ALIGN
 #define MiB		(1ULL << 20)
-#define E(e)		(1ULL << (e))
+/* errno e's bit in a set: its own below 63; EDQUOT (122) takes bit 63 */
+#define E(e)		(1ULL << ((e) == EDQUOT ? 63 : (e)))
+#define E_IN_SET(e)	((e) > 0 && ((e) < 63 || (e) == EDQUOT))
 #define MAX_ERRNO	160	/* counters: [0] success, [e] errno e */
 #define MAX_SHOWN	40	/* violations printed in full */
 
@@ -211,8 +214,8 @@ static void describe_set(const struct expect *ex, char *buf, size_t len)
 	buf[0] = 0;
 	if (ex->ok)
 		at += snprintf(buf + at, len - at, "success");
-	for (int e = 1; e < 64 && at < len; e++)
-		if (ex->errs & E(e))
+	for (int e = 1; e <= EDQUOT && at < len; e++)
+		if (E_IN_SET(e) && (ex->errs & E(e)))
 			at += snprintf(buf + at, len - at, "%s%s", at ? " " : "",
 				       ename(e));
 }
@@ -574,9 +577,11 @@ static struct expect expect_req(int kind, const union rq *q, int pc, int slot,
 
 		/* (the index is taken first: at max_disks, ENOSPC) */
 		if (pre && q->add.size > totalram - 16 * ALIGN)
-			return (struct expect){ false, E(ENOMEM) | E(ENOSPC),
+			return (struct expect){ false, E(ENOMEM) | E(ENOSPC) | E(EDQUOT),
 				"preallocation above available memory" };
 		ex.errs = E(ENOMEM) | E(ENOSPC) | E(EINTR);
+		if (pre)
+			ex.errs |= E(EDQUOT);
 		ex.ok = pc != P_RDONLY;
 		if (pc == P_RDONLY)
 			ex.errs |= E(EFAULT);
@@ -614,7 +619,7 @@ static struct expect expect_req(int kind, const union rq *q, int pc, int slot,
 		}
 		if (slots[slot].prealloc &&
 		    (old_size == UINT64_MAX || q->resize.size > old_size))
-			ex.errs |= E(ENOMEM) | E(EINTR);
+			ex.errs |= E(ENOMEM) | E(EDQUOT) | E(EINTR);
 		break;
 	}
 	return ex;
@@ -699,7 +704,7 @@ static long issue(struct thr *t, int kind, unsigned long cmd, void *ptr,
 		pthread_mutex_unlock(&out_lock);
 	}
 	*err = e;
-	if (ret == -1 ? !(e < 64 && (ex->errs & E(e))) :
+	if (ret == -1 ? !(E_IN_SET(e) && (ex->errs & E(e))) :
 	    ret < -1 || !ex->ok || (kind != K_ADD && ret != 0)) {
 		describe_set(ex, set, sizeof(set));
 		describe_req(kind, cmd, q, req, sizeof(req));

@@ -327,6 +327,62 @@ expect_out_has "ram slot low" "RDMIRROR WARNING - md0/rd0 ram_slot_low"
 run "ram slot low text" 3 --status --config "$sconf"
 expect_out_has "ram slot low text" "fix: rdctl --refresh /dev/md0"
 
+# --- the module's memory limit (parameter mem_limit) ---
+# limit_tree: the module's limit reached, rd0 with writes refused
+limit_tree() {
+	status_tree
+	sput "$sroot/sys/module/rdmirror/parameters/mem_limit" 1073741824
+	sput "$sroot/sys/module/rdmirror/parameters/mem_used" 1073737728
+	sput "$sroot/sys/module/rdmirror/parameters/mem_refused_writes" 7
+	sput "$sroot/sys/block/rd0/rdmirror/refused_writes" 7
+}
+limit_tree
+smember rd0 faulty 2 9000
+sput "$sroot/sys/block/md0/md/degraded" 1
+run "mem limit faulty" 2 --status --nagios --config "$sconf"
+expect_out_has "mem limit faulty" "RDMIRROR CRITICAL - md0/rd0 ram_mem_limit"
+run "mem limit faulty text" 3 --status --config "$sconf"
+expect_out_has "mem limit faulty text" "md0: RAM member rd0 had 7 writes refused: rdmirror's memory limit is reached (mem_limit 1 GiB, the rd disks hold 1024.0 MiB together), so md failed it and md0 runs from its disks; fix: give the rd disks room (rdctl --detach a disk not needed, or raise the limit: echo SIZE > /sys/module/rdmirror/parameters/mem_limit), then rdctl --restore"
+run "mem limit json" 3 --status --json --config "$sconf"
+expect_sev "mem limit json" ram_mem_limit CRITICAL
+json_is "mem limit json: the module's figures" \
+	'd["module"]["mem_limit"]==1073741824 and d["module"]["mem_used"]==1073737728 and d["module"]["mem_refused_writes"]==7'
+json_is "mem limit json: the disk's count" 'd["disks"][0]["refused_writes"]==7'
+run "mem limit prometheus" 0 --status --prometheus --config "$sconf"
+promcheck "mem limit prometheus"
+expect_out_has "mem limit prometheus" 'rdmirror_finding{code="ram_mem_limit",array="md0",device="rd0",severity="critical"} 1'
+expect_out_has "mem limit prometheus" "rdmirror_module_mem_limit_bytes 1073741824"
+expect_out_has "mem limit prometheus" "rdmirror_module_mem_used_bytes 1073737728"
+expect_out_has "mem limit prometheus" "rdmirror_module_mem_refused_writes_total 7"
+expect_out_has "mem limit prometheus" 'rdmirror_disk_refused_writes_total{disk="rd0"} 7'
+vg "mem limit" 3 --status --config "$sconf"
+# md kept the member (bad blocks recorded): --restore replaces it
+limit_tree
+run "mem limit kept" 3 --status --config "$sconf"
+expect_out_has "mem limit kept" "md0: RAM member rd0 had 7 writes refused"
+expect_out_has "mem limit kept" "md kept it with those blocks marked bad; fix: give the rd disks room"
+expect_out_has "mem limit kept" "then rdctl --restore (it replaces the member)"
+# a bare disk
+limit_tree
+rm -rf "$sroot/sys/block/md0" "$sroot/sys/block/rd0/holders/md0"
+: >"$sconf"
+sput "$sroot/sys/block/rd0/rdmirror/refused_writes" 1
+run "mem limit bare" 3 --status --config "$sconf"
+expect_out_has "mem limit bare" "rd0 had 1 write refused: rdmirror's memory limit is reached"
+expect_out_has "mem limit bare" "then write it again"
+# nothing refused: no finding, the figures still shown
+limit_tree
+sput "$sroot/sys/block/rd0/rdmirror/refused_writes" 0
+run "mem limit none refused" 0 --status --nagios --config "$sconf"
+expect_out_lacks "mem limit none refused" "ram_mem_limit"
+# a module that does not say: null, no metric
+status_tree
+run "mem limit unknown json" 0 --status --json --config "$sconf"
+json_is "mem limit unknown json" 'd["module"]["mem_limit"] is None and d["disks"][0]["refused_writes"] is None'
+run "mem limit unknown prometheus" 0 --status --prometheus --config "$sconf"
+expect_out_lacks "mem limit unknown prometheus" "rdmirror_module_mem_limit_bytes"
+expect_out_lacks "mem limit unknown prometheus" "rdmirror_disk_refused_writes_total"
+
 # --- usage ---
 usage "nagios list" "--nagios goes with --status only" --list --nagios
 usage "prometheus restore" "--prometheus goes with --status only" --restore --prometheus

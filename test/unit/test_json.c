@@ -48,7 +48,8 @@ void test_json(const char *root)
 	CHECK(is(o, "sync_percent", JSON_REAL) && json_real_value(json_object_get(o, "sync_percent")) == 25.0);
 	CHECK(is(o, "memory_errors", JSON_INTEGER) && json_integer_value(json_object_get(o, "memory_errors")) == 2);
 	CHECK(is(o, "replaced_pages", JSON_INTEGER) && json_integer_value(json_object_get(o, "replaced_pages")) == 1);
-	CHECK(json_object_size(o) == 13);
+	CHECK(is(o, "refused_writes", JSON_NULL));
+	CHECK(json_object_size(o) == 14);
 	json_decref(o);
 	disk_view_clear(&v);
 	rd_disk_clear(&d);

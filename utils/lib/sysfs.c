@@ -127,7 +127,7 @@ int rd_disk_read(unsigned index, struct rd_disk *d)
 
 	memset(d, 0, sizeof(*d));
 	d->preallocated = -1;
-	d->memory_errors = d->replaced_pages = -1;
+	d->memory_errors = d->replaced_pages = d->refused_writes = -1;
 	d->index = index;
 	d->name = xasprintf("%s%u", RDMIRROR_DISK_PREFIX, index);
 
@@ -163,7 +163,8 @@ int rd_disk_read(unsigned index, struct rd_disk *d)
 		goto fail;
 
 	if ((r = read_count(dir, "memory_errors", &d->memory_errors)) < 0 ||
-	    (r = read_count(dir, "replaced_pages", &d->replaced_pages)) < 0)
+	    (r = read_count(dir, "replaced_pages", &d->replaced_pages)) < 0 ||
+	    (r = read_count(dir, "refused_writes", &d->refused_writes)) < 0)
 		goto fail;
 
 	path = xasprintf("%s/queue/iostats", dir);
@@ -283,6 +284,19 @@ void rd_disks_free(struct rd_disk *disks, size_t n)
 	free(disks);
 }
 
+/* parameters/NAME of the module: a count, or -1 where it cannot be read. */
+static int64_t module_param_count(const char *module_dir, const char *name)
+{
+	char *path = xasprintf("%s/parameters/%s", module_dir, name);
+	uint64_t v;
+	int r = read_u64_file(path, &v);
+
+	free(path);
+	if (r < 0)
+		return -1;
+	return v > INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
 void module_info_read(struct module_info *m)
 {
 	char *path = xasprintf("%s/module/rdmirror", sysfs_root());
@@ -294,6 +308,9 @@ void module_info_read(struct module_info *m)
 	if (m->loaded && read_text_file(vpath, &m->version) < 0)
 		m->version = NULL;
 	m->control_present = path_exists(cpath);
+	m->mem_limit = module_param_count(path, "mem_limit");
+	m->mem_used = module_param_count(path, "mem_used");
+	m->mem_refused_writes = module_param_count(path, "mem_refused_writes");
 	free(path);
 	free(vpath);
 	free(cpath);

@@ -19,6 +19,8 @@ struct rd_disk {
 	 * pages found broken, and those a write has replaced since.
 	 */
 	int64_t memory_errors, replaced_pages;
+	/* writes refused for the module's mem_limit (-1 when not said) */
+	int64_t refused_writes;
 	/* queue/iostats reads 0: its reads and writes are not counted */
 	bool io_uncounted;
 	bool has_devnum;
@@ -65,6 +67,13 @@ struct module_info {
 	bool loaded;
 	char *version;		/* NULL when unknown */
 	bool control_present;	/* <dev>/rdmirror-control exists */
+	/*
+	 * The bound on the memory every rd disk holds together, in bytes
+	 * (0: none), what they hold, and the writes refused for it since
+	 * the module was loaded: parameters/mem_limit, mem_used and
+	 * mem_refused_writes; -1 when the module does not say.
+	 */
+	int64_t mem_limit, mem_used, mem_refused_writes;
 };
 void module_info_read(struct module_info *m);
 void module_info_clear(struct module_info *m);

@@ -17,6 +17,7 @@ json_t *json_disk(const struct rd_disk *d, const struct disk_view *v)
 	jset(o, "preallocated", jtri(d->preallocated));
 	jset(o, "memory_errors", d->memory_errors < 0 ? json_null() : json_integer(d->memory_errors));
 	jset(o, "replaced_pages", d->replaced_pages < 0 ? json_null() : json_integer(d->replaced_pages));
+	jset(o, "refused_writes", d->refused_writes < 0 ? json_null() : json_integer(d->refused_writes));
 	jset(o, "mirror", jstr_or_null(v->mirror));
 	jset(o, "role", jstr_or_null(v->role));
 	jset(o, "array_state", jstr_or_null(v->array_state));
@@ -107,6 +108,10 @@ json_t *json_module(const struct module_info *m)
 	jset(o, "loaded", json_boolean(m->loaded));
 	jset(o, "version", jstr_or_null(m->version));
 	jset(o, "control_device", json_boolean(m->control_present));
+	jset(o, "mem_limit", m->loaded && m->mem_limit >= 0 ? json_integer(m->mem_limit) : json_null());
+	jset(o, "mem_used", m->loaded && m->mem_used >= 0 ? json_integer(m->mem_used) : json_null());
+	jset(o, "mem_refused_writes",
+	     m->loaded && m->mem_refused_writes >= 0 ? json_integer(m->mem_refused_writes) : json_null());
 	return o;
 }
 

@@ -20,6 +20,7 @@
 #include "md/md_ops.h"
 #include "md/mdadm_conf.h"
 #include "rd/module_help.h"
+#include "status/mem_limit.h"
 #include "status/warm_state.h"
 
 const char *mirror_state_name(enum mirror_state s)
@@ -584,6 +585,7 @@ int status_collect(const char *config, struct status *st)
 		struct warnings cw = st->w;
 
 		warnings_compute(st->arrays, st->narrays, st->disks, st->ndisks, &st->mi, &st->w);
+		mem_limit_warnings(st->arrays, st->narrays, st->disks, st->ndisks, &st->mod, &st->w);
 		module_version_finding(st);
 		mirror_findings(st);
 		mdadm_conf_findings(st);

@@ -187,6 +187,55 @@ static int findings(FILE *f, const struct status *st)
 	return r;
 }
 
+/* The module's memory bound and what it refused; nothing when not said. */
+static int module_mem(FILE *f, const struct module_info *m)
+{
+	int r = 0;
+
+	if (!m->loaded)
+		return 0;
+	if (m->mem_limit >= 0)
+		r |= family(f, "rdmirror_module_mem_limit_bytes", "gauge",
+			    "The most memory all rd disks may hold together (parameter mem_limit), 0 for no limit.") |
+		     (fprintf(f, "rdmirror_module_mem_limit_bytes %" PRId64 "\n", m->mem_limit) < 0);
+	if (m->mem_used >= 0)
+		r |= family(f, "rdmirror_module_mem_used_bytes", "gauge",
+			    "The memory all rd disks hold together.") |
+		     (fprintf(f, "rdmirror_module_mem_used_bytes %" PRId64 "\n", m->mem_used) < 0);
+	if (m->mem_refused_writes >= 0)
+		r |= family(f, "rdmirror_module_mem_refused_writes_total", "counter",
+			    "Writes to rd disks refused for mem_limit since the module was loaded.") |
+		     (fprintf(f, "rdmirror_module_mem_refused_writes_total %" PRId64 "\n",
+			      m->mem_refused_writes) < 0);
+	return r;
+}
+
+/* Writes each rd disk refused for mem_limit. */
+static int disk_refused(FILE *f, const struct status *st)
+{
+	bool any = false;
+	int r = 0;
+
+	for (size_t i = 0; i < st->ndisks; i++)
+		any |= st->disks[i].refused_writes >= 0;
+	if (!any)
+		return 0;
+	r |= family(f, "rdmirror_disk_refused_writes_total", "counter",
+		    "Writes to the rd disk refused for the module's mem_limit since it was attached.");
+	for (size_t i = 0; i < st->ndisks; i++) {
+		const struct rd_disk *d = &st->disks[i];
+		char *name;
+
+		if (d->refused_writes < 0)
+			continue;
+		name = esc(d->name);
+		r |= fprintf(f, "rdmirror_disk_refused_writes_total{disk=\"%s\"} %" PRId64 "\n", name,
+			     d->refused_writes) < 0;
+		free(name);
+	}
+	return r;
+}
+
 static int status_line(FILE *f, int value)
 {
 	return family(f, "rdmirror_status", "gauge",
@@ -201,6 +250,8 @@ int prom_print(FILE *f, const struct status *st)
 	r |= findings(f, st);
 	r |= family(f, "rdmirror_module_loaded", "gauge", "1 when the rdmirror module is loaded.");
 	r |= fprintf(f, "rdmirror_module_loaded %d\n", st->mod.loaded) < 0;
+	r |= module_mem(f, &st->mod);
+	r |= disk_refused(f, st);
 	r |= per_mirror(f, st, "rdmirror_mirror_configured",
 			"1 when the mirror is in the configuration (rdmirror.conf), 0 when it only has an rd member.",
 			v_configured);
