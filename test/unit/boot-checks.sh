@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
-# shellcheck disable=SC2154 # out, err, tmp, here, utils, version: set by run-checks.sh
+# shellcheck disable=SC2154 # out, err, tmp, here, utils, version, build_id: set by run-checks.sh
 # rdctl --restore and --release on a fake tree, with a fake mdadm
 # (fake-mdadm, run through RDCTL_MDADM) and the fake ioctls (fake_ioctl.so),
 # both logging to one file so that the order of what rdctl did can be
@@ -52,7 +52,7 @@ boot_tree() {
 	put "$m/uuid" $sysfs_uuid
 	member md0 sdb in_sync,write_mostly 0
 	member md0 sdc in_sync 1
-	put "$broot/sys/module/rdmirror/version" "$version"
+	put "$broot/sys/module/rdmirror/version" "$build_id"
 	put "$broot/proc/meminfo" "MemTotal: 16777216 kB"
 	put "$broot/proc/self/mountinfo" "22 1 8:1 / / rw - ext4 /dev/sda1 rw"
 	mkdir -p "$broot/dev"

@@ -14,6 +14,8 @@ rdctl=$here/../../build/test-bin/rdctl
 schema=$utils/rdctl.schema.json
 shim=$here/fake_ioctl.so
 version=$(cat "$utils/../VERSION")
+# the build identity rdctl and the fake module carry (scripts/build-id)
+build_id=$(bash "$utils/../scripts/build-id" "$utils/..")
 
 passed=0
 failed=0
@@ -200,7 +202,7 @@ expect_code "output json" USAGE
 usage "raw status" "--raw goes with --list only" -s --raw
 usage "noheadings attach" "--noheadings goes with --list only" -a 4M -n
 run status 3 -s
-expect_out_has "status module" "module:  rdmirror $version loaded"
+expect_out_has "status module" "module:  rdmirror $build_id loaded"
 expect_out_has "status memory" "memory:  total 16 GiB, available 1 GiB, held by rd disks 640 MiB"
 expect_out_has "status array" "md0: raid1, active, degraded 0, raid disks 3"
 expect_out_has "status sync" "sync: resync 25.0% at 100 MiB/s, ETA 15s"
@@ -215,7 +217,7 @@ run "status quiet" 3 --status --quiet
 expect_no_out "status quiet"
 usage "quiet list" "--quiet goes with --status only" -l -q
 run version 0 --version
-expect_out_has version "rdctl $version"
+expect_out_has version "rdctl $build_id"
 run "version json" 0 -V -j
 validate "version json" version
 run help 0 --help
@@ -390,6 +392,8 @@ rmdir "$a" && mv "$a.off" "$a"
 . "$here/lock-checks.sh"
 # shellcheck source=test/unit/status-checks.sh
 . "$here/status-checks.sh"
+# shellcheck source=test/unit/build-id-checks.sh
+. "$here/build-id-checks.sh"
 
 # --- sizes as util-linux reads them; the configuration: NULs, one array twice ------
 run "attach fraction" 0 --attach 0.5G

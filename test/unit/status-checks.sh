@@ -45,7 +45,7 @@ status_tree() {
 	sput "$sroot/sys/block/rd0/rdmirror/allocated_bytes" 1073741824
 	sput "$sroot/sys/block/rd0/rdmirror/preallocated" 0
 	mkdir -p "$sroot/sys/block/rd0/holders/md0"
-	sput "$sroot/sys/module/rdmirror/version" "$(cat "$here/../../VERSION")"
+	sput "$sroot/sys/module/rdmirror/version" "$build_id"
 	sput "$sroot/proc/meminfo" "MemTotal: 16777216 kB
 MemAvailable: 8388608 kB"
 	sput "$sroot/proc/self/mountinfo" "22 1 8:1 / / rw - ext4 /dev/sda1 rw"
@@ -127,13 +127,19 @@ expect_out_has "prometheus in sync" 'rdmirror_mirror_ram_in_sync{array="md0",uui
 expect_out_has "prometheus in sync" 'rdmirror_mirror_reads_total{array="md0",uuid="'$s_uuid'",device="rd0",kind="ram"} 9000'
 expect_out_has "prometheus in sync" 'rdmirror_mirror_reads_total{array="md0",uuid="'$s_uuid'",device="sdb",kind="persistent"} 7'
 expect_out_has "prometheus in sync" "rdmirror_status 0"
+expect_out_has "prometheus in sync" 'rdmirror_build_info{version="'"$build_id"'",module_version="'"$build_id"'"} 1'
 
 # --- a module in memory that is not rdctl's (loaded before an upgrade) ---
 sput "$sroot/sys/module/rdmirror/version" 0.0.9
 run "module version" 3 --status --json --config "$sconf"
 validate "module version" module,memory,disks,arrays,mirrors,warnings,status
 expect_sev "module version" module_version WARNING
-json_is "module version message" '[w["message"] for w in d["warnings"] if w["code"]=="module_version"][0].startswith("the rdmirror module in memory is version 0.0.9, rdctl is '"$(cat "$here/../../VERSION")"'") and "modprobe -r rdmirror" in [w["message"] for w in d["warnings"] if w["code"]=="module_version"][0]'
+json_is "module version message" '[w["message"] for w in d["warnings"] if w["code"]=="module_version"][0].startswith("the rdmirror module in memory is version 0.0.9, rdctl is '"$build_id"' (other releases: the module is 0.0.9, rdctl '"$version"')") and "modprobe -r rdmirror" in [w["message"] for w in d["warnings"] if w["code"]=="module_version"][0]'
+# one version string, another build: what comparing versions alone missed
+sput "$sroot/sys/module/rdmirror/version" "$version+1-g0123456789ab"
+run "module build" 3 --status --json --config "$sconf"
+expect_sev "module build" module_version WARNING
+json_is "module build message" '"the same release '"$version"', other builds: the module from git commit 0123456789ab, rdctl from " in [w["message"] for w in d["warnings"] if w["code"]=="module_version"][0]'
 run "nagios module version" 1 --status --nagios --config "$sconf"
 expect_out_has "nagios module version" "RDMIRROR WARNING"
 status_tree

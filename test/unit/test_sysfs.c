@@ -183,7 +183,7 @@ static void test_proc(const char *root)
 
 	module_info_read(&m);
 	CHECK(m.loaded);
-	CHECK_STR(m.version, RDCTL_VERSION);
+	CHECK_STR(m.version, RDCTL_BUILD_ID);
 	CHECK(!m.control_present);
 	module_info_clear(&m);
 

@@ -32,6 +32,7 @@ int main(void)
 	test_config_edit(root);
 	test_mdadm_conf(root);
 	test_md_super();
+	test_build_id();
 	if (fake_tree_remove(root) < 0)
 		unit_failed++;
 	printf("unit: %d passed, %d failed\n", unit_passed, unit_failed);

@@ -14,6 +14,7 @@
 
 #include "lib/config.h"
 #include "lib/config_edit.h"
+#include "lib/build_id.h"
 #include "lib/errors.h"
 #include "lib/seams.h"
 #include "lib/util.h"
@@ -447,17 +448,25 @@ static int read_config(struct status *st, const char *explicit_path)
 }
 
 /*
- * The module in memory must be rdctl's own version: a package upgrade
- * replaces the .ko on disk, but the module loaded before it stays in
- * memory while any rd disk (a RAM member) holds it, until the next boot.
+ * The module in memory must be rdctl's own build (lib/build_id.h): a
+ * package upgrade replaces the .ko on disk, but the module loaded before
+ * it stays in memory while any rd disk (a RAM member) holds it, until the
+ * next boot. One version string may name two builds: the identity names
+ * the commit, and the finding says what differs.
  */
 static void module_version_finding(struct status *st)
 {
-	if (!st->mod.loaded || !st->mod.version || !strcmp(st->mod.version, RDCTL_VERSION))
+	char *what;
+
+	if (!st->mod.loaded || !st->mod.version)
+		return;
+	what = build_id_difference(st->mod.version, rdctl_build_id());
+	if (!what)
 		return;
 	warnings_add(&st->w, SEV_WARNING, "module_version", NULL, NULL,
-		     xasprintf("the rdmirror module in memory is version %s, rdctl is %s: it was loaded before the package changed, and the next boot loads the new one; fix (now): rdctl --release, modprobe -r rdmirror, rdctl --restore",
-			       st->mod.version, RDCTL_VERSION));
+		     xasprintf("the rdmirror module in memory is version %s, rdctl is %s (%s): it was loaded before the package changed, and the next boot loads the new one; fix (now): rdctl --release, modprobe -r rdmirror, rdctl --restore",
+			       st->mod.version, rdctl_build_id(), what));
+	free(what);
 }
 
 /*

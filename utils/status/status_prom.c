@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/build_id.h"
 #include "lib/util.h"
 
 static int family(FILE *f, const char *name, const char *type, const char *help)
@@ -194,11 +195,25 @@ static int status_line(FILE *f, int value)
 	       (fprintf(f, "rdmirror_status %d\n", value) < 0);
 }
 
+/* rdctl's build identity and the module's in memory ("" when not loaded) */
+static int build_info(FILE *f, const struct status *st)
+{
+	char *v = esc(rdctl_build_id()), *m = esc(st->mod.loaded ? st->mod.version : NULL);
+	int r = family(f, "rdmirror_build_info", "gauge",
+		       "Always 1: rdctl's build identity (version) and the module's in memory (module_version), as rdctl --version prints them.");
+
+	r |= fprintf(f, "rdmirror_build_info{version=\"%s\",module_version=\"%s\"} 1\n", v, m) < 0;
+	free(v);
+	free(m);
+	return r;
+}
+
 int prom_print(FILE *f, const struct status *st)
 {
 	int r = status_line(f, (int)warnings_worst(&st->w));
 
 	r |= findings(f, st);
+	r |= build_info(f, st);
 	r |= family(f, "rdmirror_module_loaded", "gauge", "1 when the rdmirror module is loaded.");
 	r |= fprintf(f, "rdmirror_module_loaded %d\n", st->mod.loaded) < 0;
 	r |= per_mirror(f, st, "rdmirror_mirror_configured",
