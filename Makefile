@@ -164,9 +164,10 @@ DOCS := $(wildcard docs/*.md docs/*.png)
 CONF_EXAMPLE := $(firstword $(wildcard utils/rdmirror.conf.example scripts/rdmirror.conf))
 
 # What DKMS needs to build the module: the sources, Kbuild, the VERSION file,
-# and scripts/build-id with the BUILD_ID it reads (written at install).
+# and scripts/build-id (Kbuild runs it) with the BUILD_ID it reads (written
+# at install).
 MODULE_SRCS := $(filter-out %.mod.c,$(wildcard module/*.c module/*.h module/uapi/*.h)) \
-	module/Kbuild module/Makefile scripts/build-id
+	module/Kbuild module/Makefile
 DKMS_SRC := $(DESTDIR)/usr/src/rdmirror-$(VERSION)
 MODULE_DEST := $(DESTDIR)/lib/modules/$(KVER)/updates
 INSTALL_DIRS := DESTDIR="$(DESTDIR)" SBINDIR="$(SBINDIR)" MANDIR="$(MANDIR)" \
@@ -207,6 +208,7 @@ endif
 	install -d -m 0755 "$(DKMS_SRC)/module/uapi" "$(DKMS_SRC)/scripts"
 	for f in $(MODULE_SRCS); do install -m 0644 "$$f" "$(DKMS_SRC)/$$f"; done
 	install -m 0644 VERSION "$(DKMS_SRC)/VERSION"
+	install -m 0755 scripts/build-id "$(DKMS_SRC)/scripts/build-id"
 	echo "$(BUILD_ID)" >"$(DKMS_SRC)/BUILD_ID"
 	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf >"$(DKMS_SRC)/dkms.conf"
 ifeq ($(DESTDIR),)
