@@ -217,15 +217,35 @@ ifeq ($(DESTDIR),)
 	$(DKMS) install -m rdmirror -v $(VERSION) -k $(KVER)
 endif
 
+# Refuses, as the packages do, while an md array has a RAM member or is
+# still set up for one (its slot, write-mostly disks: what rdctl --release
+# leaves; scripts/removal-check asks the installed rdctl): the arrays
+# would be stranded. Only for the installed system (no DESTDIR).
+uninstall-check:
+ifeq ($(DESTDIR),)
+	sh scripts/removal-check "make uninstall" "$(SBINDIR)/rdctl"
+endif
+
 # Leaves nothing behind: the files of install, the module installed by
 # install-module for any kernel, and the DKMS module (all kernels) with its
-# sources. /etc/rdmirror.conf goes only when it is still the example.
-uninstall:
+# sources. /etc/rdmirror.conf goes only when it is still the example. The
+# units are stopped and disabled first: an active release unit would run a
+# removed rdctl at the next shutdown (systemd keeps a loaded unit whose
+# file is gone); its stop releases nothing, since uninstall-check found no
+# RAM member.
+uninstall: uninstall-check
 ifeq ($(DESTDIR),)
-	-[ ! -e "$(SYSTEMDUNITDIR)/rdmirror-restore.service" ] || ! command -v systemctl >/dev/null || \
-		systemctl disable rdmirror-restore.service
+	-if [ -d /run/systemd/system ] && command -v systemctl >/dev/null; then \
+		systemctl stop rdmirror-release.service rdmirror-restore.service rdmirror-metrics.timer; \
+	fi
+	-if command -v systemctl >/dev/null; then \
+		systemctl disable rdmirror-restore.service rdmirror-release.service rdmirror-metrics.timer 2>/dev/null; \
+	fi
 endif
 	-$(MAKE) -C utils uninstall $(INSTALL_DIRS)
+ifeq ($(DESTDIR),)
+	-[ ! -d /run/systemd/system ] || ! command -v systemctl >/dev/null || systemctl daemon-reload
+endif
 	-rm -f $(addprefix "$(DESTDIR)$(DOCDIR)/,$(addsuffix ",$(DOCS)))
 	-rmdir "$(DESTDIR)$(DOCDIR)/docs" "$(DESTDIR)$(DOCDIR)" 2>/dev/null
 	@conf="$(DESTDIR)$(SYSCONFDIR)/rdmirror.conf"; \
@@ -282,6 +302,9 @@ deb:
 	rm -f "$(DEB_SRC)/utils/rdctl"
 	scripts/changelog deb docs/NEWS.md "$(VERSION)" "$(BUILD_ID)" "$(DEB_DATE)" \
 		"$(DEB_MAINTAINER)" "$(DEB_REVISION)" >"$(DEB_SRC)/debian/changelog"
+	# the removal guard, one source for both packages' prerm
+	sed -i -e '/^#REMOVAL_CHECK#$$/{r scripts/removal-check' -e 'd;}' "$(DEB_SRC)"/debian/*.prerm
+	! grep -l '^#REMOVAL_CHECK#$$' "$(DEB_SRC)"/debian/*.prerm
 	cd "$(DEB_SRC)" && dpkg-buildpackage -us -uc -b
 	ls -l $(DEB_DIR)/*.deb
 
@@ -306,7 +329,9 @@ rpm:
 	echo "$(BUILD_ID)" >"$(RPM_DIR)/BUILD_ID"
 	tar --transform 's|^|rdmirror-$(VERSION)/|' -czf "$(RPM_DIR)/SOURCES/rdmirror-$(VERSION).tar.gz" \
 		$(RPM_FILES) -C "$(RPM_DIR)" BUILD_ID
-	{ sed -e 's/@VERSION@/$(VERSION)/g' rpm/rdmirror.spec.in && \
+	expand -t 4 scripts/removal-check >"$(RPM_DIR)/removal-check"
+	{ sed -e 's/@VERSION@/$(VERSION)/g' -e '/^#REMOVAL_CHECK#$$/{r $(RPM_DIR)/removal-check' -e 'd;}' \
+		rpm/rdmirror.spec.in && \
 		scripts/changelog rpm docs/NEWS.md "$(VERSION)" "$(BUILD_ID)" "$(RPM_DATE)" \
 			"$(RPM_MAINTAINER)" 1; } >"$(RPM_DIR)/SPECS/rdmirror.spec"
 	rpmbuild -ba --nodeps --define "_topdir $(CURDIR)/$(RPM_DIR)" \
@@ -341,4 +366,4 @@ check-pkg:
 	test/pkg/check-mainline
 
 .PHONY: install install-utils install-config install-module dkms-install \
-	uninstall deb rpm dist lint check-pkg
+	uninstall uninstall-check deb rpm dist lint check-pkg

@@ -211,6 +211,28 @@ run "prometheus not restored" 0 --status --prometheus --config "$sconf"
 promcheck "prometheus not restored"
 expect_out_has "prometheus not restored" 'rdmirror_mirror_ram_member_present{array="md0",uuid="'$s_uuid'"} 0'
 expect_out_has "prometheus not restored" 'rdmirror_finding{code="not_restored",array="md0",device="",severity="warning"} 1'
+# after --release: no RAM member, but the slot and the write-mostly disks
+# stay; what the packages' removal guards read (debian/rdmirror.prerm)
+expect_out_has "prometheus not restored: converted" 'rdmirror_mirror_converted{array="md0",uuid="'$s_uuid'"} 1'
+run "not restored: converted json" 3 --status --json --config "$sconf"
+json_is "not restored: converted json" 'd["mirrors"][0]["converted"] is True'
+# the slot alone, the disks no longer write-mostly
+smember sdb in_sync 0 7
+smember sdc in_sync 1 5
+run "slot only: converted" 0 --status --prometheus --config "$sconf"
+expect_out_has "slot only: converted" 'rdmirror_mirror_converted{array="md0",uuid="'$s_uuid'"} 1'
+# reverted: two slots for two disks, none write-mostly
+sput "$sroot/sys/block/md0/md/raid_disks" 2
+sput "$sroot/sys/block/md0/md/degraded" 0
+run "reverted: not converted" 0 --status --prometheus --config "$sconf"
+expect_out_has "reverted: not converted" 'rdmirror_mirror_converted{array="md0",uuid="'$s_uuid'"} 0'
+# write-mostly disks alone
+smember sdb in_sync,write_mostly 0 7
+run "write-mostly only: converted" 0 --status --prometheus --config "$sconf"
+expect_out_has "write-mostly only: converted" 'rdmirror_mirror_converted{array="md0",uuid="'$s_uuid'"} 1'
+status_tree
+no_ram
+record_failed ENOMEM "not enough memory for a 1025 MiB RAM disk"
 vg "not restored" 3 --status --json --config "$sconf"
 # (the message rdctl --restore records, in full: cause and fix)
 record_failed EKEYREJECTED "the kernel refused the rdmirror module's signature: the kernel enforces module signatures (Secure Boot or module.sig_enforce=1) and does not trust the key the rdmirror module is signed with (or it is unsigned); fix: enrol the key DKMS signs the module with, once: mokutil --import /var/lib/dkms/mok.pub, reboot and confirm the key in the MOK manager"

@@ -447,6 +447,27 @@ static int read_config(struct status *st, const char *explicit_path)
 	return 0;
 }
 
+static bool mirror_converted(const struct status *st, const struct mirror *x)
+{
+	const struct md_array *a;
+	int persistent = 0;
+
+	if (x->rd)
+		return true;
+	if (x->ai < 0)
+		return false;
+	a = &st->arrays[x->ai];
+	for (size_t i = 0; i < a->nmembers; i++) {
+		const struct md_member *m = &a->members[i];
+
+		if (m->is_ram || (m->write_mostly && !m->faulty))
+			return true;
+		if (!m->spare && !m->faulty && m->slot >= 0)
+			persistent++;
+	}
+	return a->raid_disks > persistent;
+}
+
 /*
  * The module in memory must be rdctl's own build (lib/build_id.h): a
  * package upgrade replaces the .ko on disk, but the module loaded before
@@ -589,6 +610,8 @@ int status_collect(const char *config, struct status *st)
 		x->ai = (long)i;
 		mirror_of_array(st, x, NULL);
 	}
+	for (size_t i = 0; i < st->nmirrors; i++)
+		st->mirrors[i].converted = mirror_converted(st, &st->mirrors[i]);
 	{
 		struct warnings cw = st->w;
 

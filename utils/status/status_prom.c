@@ -46,6 +46,12 @@ static int64_t v_configured(const struct status *st, const struct mirror *x)
 	return x->configured;
 }
 
+static int64_t v_converted(const struct status *st, const struct mirror *x)
+{
+	(void)st;
+	return x->converted;
+}
+
 static int64_t v_present(const struct status *st, const struct mirror *x)
 {
 	(void)st;
@@ -219,6 +225,9 @@ int prom_print(FILE *f, const struct status *st)
 	r |= per_mirror(f, st, "rdmirror_mirror_configured",
 			"1 when the mirror is in the configuration (rdmirror.conf), 0 when it only has an rd member.",
 			v_configured);
+	r |= per_mirror(f, st, "rdmirror_mirror_converted",
+			"1 while the array is set up for a RAM member (one, a slot for one, or write-mostly disks), also after rdctl --release: rdctl --revert takes it back to its disks.",
+			v_converted);
 	r |= per_mirror(f, st, "rdmirror_mirror_ram_member_present",
 			"1 when the array has a working RAM member (in sync or recovering).", v_present);
 	r |= per_mirror(f, st, "rdmirror_mirror_ram_in_sync", "1 when the RAM member is in sync: reads come from RAM.",
