@@ -329,7 +329,9 @@ rpm:
 	echo "$(BUILD_ID)" >"$(RPM_DIR)/BUILD_ID"
 	tar --transform 's|^|rdmirror-$(VERSION)/|' -czf "$(RPM_DIR)/SOURCES/rdmirror-$(VERSION).tar.gz" \
 		$(RPM_FILES) -C "$(RPM_DIR)" BUILD_ID
-	expand -t 4 scripts/removal-check >"$(RPM_DIR)/removal-check"
+	# (spaces, as the rest of the spec; "%%" for a shell "%", which rpm
+	# reads as a macro)
+	expand -t 4 scripts/removal-check | sed 's/%/%%/g' >"$(RPM_DIR)/removal-check"
 	{ sed -e 's/@VERSION@/$(VERSION)/g' -e '/^#REMOVAL_CHECK#$$/{r $(RPM_DIR)/removal-check' -e 'd;}' \
 		rpm/rdmirror.spec.in && \
 		scripts/changelog rpm docs/NEWS.md "$(VERSION)" "$(BUILD_ID)" "$(RPM_DATE)" \
