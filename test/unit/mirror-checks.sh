@@ -43,11 +43,16 @@ journal_has() {	# NAME LINE: the journal (lib/journal.h) has LINE
 	if grep -qxF -- "$2" "$tmp/syslog" 2>/dev/null; then pass
 	else fail "$1: journal lacks '$2': $(cat "$tmp/syslog" 2>/dev/null)"; fi
 }
-journal_has "convert journal: bitmap" "info mdadm --grow $broot/dev/md0 --bitmap=internal --bitmap-chunk=128M"
-journal_has "convert journal: grow" "info mdadm --grow $broot/dev/md0 --raid-devices=3 --force"
-journal_has "convert journal: add" "info mdadm $broot/dev/md0 --add $broot/dev/rd3"
-journal_has "convert journal: write-mostly" "info echo writemostly > $broot/sys/block/md0/md/dev-sdb/state"
-journal_has "convert journal: config" "info add to $conf: UUID=$uuid auto"
+# each line ends with the command that asked (lib/journal.h)
+by=" (by rdctl --convert /dev/md0 --config $conf)"
+journal_has "convert journal: bitmap" "info mdadm --grow $broot/dev/md0 --bitmap=internal --bitmap-chunk=128M$by"
+journal_has "convert journal: grow" "info mdadm --grow $broot/dev/md0 --raid-devices=3 --force$by"
+journal_has "convert journal: add" "info mdadm $broot/dev/md0 --add $broot/dev/rd3$by"
+journal_has "convert journal: write-mostly" "info echo writemostly > $broot/sys/block/md0/md/dev-sdb/state$by"
+journal_has "convert journal: config" "info add to $conf: UUID=$uuid auto$by"
+# the RAM disk's own change, as a step of convert
+if grep -qx "info attach rd3: [0-9.]* [KMGT]\?i\?B$by" "$tmp/syslog"; then pass
+else fail "convert journal: no attach line: $(cat "$tmp/syslog")"; fi
 if ! grep -q -- "--detail\|--examine" "$tmp/syslog"; then pass; else fail "convert journal: a reading command journaled: $(cat "$tmp/syslog")"; fi
 expect_log "convert log" "ioctl ADD 1074790400 0
 mdadm --grow /dev/md0 --bitmap=internal --bitmap-chunk=128M
@@ -224,7 +229,9 @@ member md0 sdc in_sync,write_mostly 2
 rd_member 0 in_sync
 md_put raid_disks 3
 printf '%s\nUUID=%s auto\n' "$conf_text" "$uuid" >"$conf"
-run "revert" 0 --revert /dev/md0 --config "$conf"
+rm -f "$tmp/syslog"
+RDCTL_FAKE_SYSLOG=$tmp/syslog run "revert" 0 --revert /dev/md0 --config "$conf"
+journal_has "revert journal: detach" "info detach rd0 (by rdctl --revert /dev/md0 --config $conf)"
 expect_log "revert log" "mdadm /dev/md0 --fail /dev/rd0 --remove /dev/rd0
 mdadm --grow /dev/md0 --raid-devices=2
 ioctl REMOVE 0 0"

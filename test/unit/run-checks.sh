@@ -271,6 +271,27 @@ expect_code "detach busy json" EBUSY
 RDCTL_FAKE_IOCTL_ERRNO=ENODEV run "detach missing" 1 --detach rd7
 expect_err "detach missing" "no such disk rd7: see rdctl --list"
 
+# --- the journal: one line for each change to a RAM disk (lib/journal.h) ----
+jlog=$tmp/disk-syslog
+rm -f "$jlog"
+RDCTL_FAKE_SYSLOG=$jlog run "journal attach" 0 --attach 512 --prealloc
+RDCTL_FAKE_SYSLOG=$jlog run "journal resize" 0 --resize rd2 4M
+RDCTL_FAKE_SYSLOG=$jlog run "journal flush" 0 --flush rd1
+RDCTL_FAKE_SYSLOG=$jlog run "journal detach" 0 --detach rd2
+RDCTL_FAKE_IOCTL_ERRNO=ENOMEM RDCTL_FAKE_SYSLOG=$jlog run "journal attach ENOMEM" 1 -a 512
+RDCTL_FAKE_IOCTL_ERRNO=EBUSY RDCTL_FAKE_SYSLOG=$jlog run "journal detach EBUSY" 1 --detach rd1
+want="info attach rd3: 512 MiB, preallocated (by rdctl --attach 512 --prealloc)
+info resize rd2 to 4 MiB (by rdctl --resize rd2 4M)
+info flush rd1: its data dropped, its pages freed (by rdctl --flush rd1)
+info detach rd2 (by rdctl --detach rd2)
+err attach of 512 MiB failed: Cannot allocate memory (by rdctl -a 512)
+err detach rd1 failed: Device or resource busy (by rdctl --detach rd1)"
+if [ "$(cat "$jlog" 2>/dev/null)" = "$want" ]; then pass; else fail "journal of RAM disk changes: '$(cat "$jlog" 2>/dev/null)', want '$want'"; fi
+# a change that is only asked about (--dry-run, --list) writes nothing
+rm -f "$jlog"
+RDCTL_FAKE_SYSLOG=$jlog run "journal list" 0 --list
+if [ ! -e "$jlog" ]; then pass; else fail "journal list: $(cat "$jlog")"; fi
+
 # --- resize, flush -----------------------------------------------------------
 RDCTL_FAKE_IOCTL_ERRNO=ENOMEM run "resize ENOMEM" 1 -r rd2 8M
 expect_err "resize ENOMEM" "not enough memory to resize rd2 to 8 MiB: choose a smaller size or free memory"
