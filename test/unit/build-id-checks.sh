@@ -84,5 +84,12 @@ bash "$chl" rpm "$tmp/bt/NEWS.md" 1.2.3 1.2.3 "Sun Dec 06 2026" "$m" 1 >"$tmp/bt
 if [ "$(head -n 1 "$tmp/bt/changelog.rpm")" = "* Sun Dec 06 2026 $m - 1.2.3-1" ] &&
 	grep -qx -- '- First thing.' "$tmp/bt/changelog.rpm"; then pass
 else fail "rpm changelog: $(cat "$tmp/bt/changelog.rpm")"; fi
+# VERSION raised before NEWS names it: the unreleased items; with
+# neither section, no changelog
+bash "$chl" deb "$tmp/bt/NEWS.md" 1.2.4 1.2.4 "$d" "$m" 1 >"$tmp/bt/changelog.next" 2>&1
+if grep -q '^  \* Release 1.2.4 (NEWS has no section for it yet):' "$tmp/bt/changelog.next" &&
+	grep -qx '  \* Later thing, written' "$tmp/bt/changelog.next"; then pass
+else fail "changelog of a version NEWS has no section for: $(cat "$tmp/bt/changelog.next")"; fi
+sed -i '/^## Unreleased/,/^## 1.2.3/{/^## 1.2.3/!d}' "$tmp/bt/NEWS.md"
 if ! bash "$chl" deb "$tmp/bt/NEWS.md" 1.2.4 1.2.4 "$d" "$m" 1 >/dev/null 2>&1; then pass
-else fail "changelog: a version NEWS has no section for was taken"; fi
+else fail "changelog: a version NEWS has no section for, and nothing unreleased, was taken"; fi
