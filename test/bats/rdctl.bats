@@ -127,7 +127,7 @@ json_get() {
 		/dev/rd0 --write-mostly "/dev/$(hdd 1)"
 	run rdctl --detach rd0
 	[ "$status" = 1 ]
-	[ "$output" = "rdctl: rd0 is a member of md0: remove it with mdadm /dev/md0 --fail /dev/rd0 --remove /dev/rd0 first" ]
+	[ "$output" = "rdctl: rd0 is the RAM member of md0: take it out with rdctl --release /dev/md0 (until the next rdctl --restore) or rdctl --revert /dev/md0 (for good)" ]
 	run --separate-stderr rdctl -j --detach /dev/rd0
 	[ "$status" = 1 ]
 	json_ok error

@@ -261,7 +261,7 @@ run "detach json" 0 --detach rd1 -j
 validate "detach json" detached
 RDCTL_FAKE_IOCTL_ERRNO=EBUSY run "detach md member" 1 --detach rd0
 expect_no_out "detach md member"
-expect_err "detach md member" "rd0 is a member of md0: remove it with mdadm /dev/md0 --fail /dev/rd0 --remove /dev/rd0 first"
+expect_err "detach md member" "rd0 is the RAM member of md0: take it out with rdctl --release /dev/md0 (until the next rdctl --restore) or rdctl --revert /dev/md0 (for good)"
 RDCTL_FAKE_IOCTL_ERRNO=EBUSY run "detach mounted" 1 --detach rd1
 expect_err "detach mounted" "rd1 is mounted on /mnt/rd one: unmount it first"
 RDCTL_FAKE_IOCTL_ERRNO=EBUSY run "detach open" 1 --detach rd2
@@ -307,13 +307,13 @@ run "resize force" 0 -r rd0 8G --ignore-memory
 run "resize missing" 1 -r rd9 1G
 expect_err "resize missing" "no such disk rd9: see rdctl --list"
 RDCTL_FAKE_IOCTL_ERRNO=EBUSY run "resize busy" 1 -r rd0 1G
-expect_err_has "resize busy" "cannot shrink rd0 while it is in use (it can only grow): rd0 is a member of md0"
+expect_err_has "resize busy" "cannot shrink rd0 while it is in use (it can only grow): rd0 is the RAM member of md0: take it out with rdctl --release /dev/md0"
 run flush 0 --flush rd1
 expect_out flush "Flushed device rd1: freed 0 B"
 run "flush json" 0 --flush rd1 -j
 validate "flush json" flushed
 RDCTL_FAKE_IOCTL_ERRNO=EBUSY run "flush busy" 1 --flush rd0
-expect_err_has "flush busy" "rd0 is a member of md0"
+expect_err_has "flush busy" "rd0 is the RAM member of md0: take it out with rdctl --release /dev/md0"
 
 # --- usage errors: exit 2, one line, nothing on stdout --------------------------
 usage "size negative" "cannot be negative" -a -5

@@ -263,9 +263,15 @@ char *busy_message(unsigned index)
 
 	if (rd_disk_read(index, &d) < 0)
 		return xasprintf("rd%u is in use: see fuser -v /dev/rd%u", index, index);
+	/*
+	 * Not mdadm --fail --remove: that skips rdctl's refusal when the
+	 * RAM member holds the only good copy of some blocks (every disk
+	 * recorded them bad), and leaves the array's slot and write-mostly
+	 * disks behind.
+	 */
 	if (d.nholders && !strncmp(d.holders[0], "md", 2))
-		msg = xasprintf("%s is a member of %s: remove it with mdadm /dev/%s --fail /dev/%s --remove /dev/%s first",
-				d.name, d.holders[0], d.holders[0], d.name, d.name);
+		msg = xasprintf("%s is the RAM member of %s: take it out with rdctl --release /dev/%s (until the next rdctl --restore) or rdctl --revert /dev/%s (for good)",
+				d.name, d.holders[0], d.holders[0], d.holders[0]);
 	else if (d.nholders)
 		msg = xasprintf("%s is held by %s: remove %s first (see /sys/block/%s/holders)",
 				d.name, d.holders[0], d.holders[0], d.name);
