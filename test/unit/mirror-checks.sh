@@ -283,6 +283,21 @@ RDCTL_KERNEL_RELEASE=6.15.4 run "md bug 6.15.4: status" 3 --status
 expect_out_has "md bug 6.15.4: the lost NOWAIT write" "counts a member's refused non-blocking (NOWAIT) write as done"
 RDCTL_KERNEL_RELEASE=6.15.1 run "md bug 6.15.1: status" 3 --status
 expect_out_has "md bug 6.15.1: the NOWAIT write error" "takes a member's refused non-blocking (NOWAIT) write for a write error"
+# Debian's kernels: uname -r has the ABI number, /proc/version the
+# upstream stable release (kernel_bugs.h)
+printf 'Linux version 6.10.0-1-amd64 (debian-kernel@lists.debian.org) #1 SMP PREEMPT_DYNAMIC Debian 6.10.6-1~bpo12+1 (2024-08-26)\n' >"$broot/proc/version"
+RDCTL_KERNEL_RELEASE=6.10.0-1-amd64 run "md bug, Debian 6.10.6: restore refuses" 1 --restore --config "$conf"
+expect_err_has "md bug, Debian 6.10.6: restore refuses" "refusing --restore on this kernel: md/raid1 in Linux 6.9 to 6.10.6"
+printf 'Linux version 6.10.0-2-amd64 (debian-kernel@lists.debian.org) #1 SMP PREEMPT_DYNAMIC Debian 6.10.7-1~bpo12+1 (2024-09-01)\n' >"$broot/proc/version"
+RDCTL_KERNEL_RELEASE=6.10.0-2-amd64 run "no md bug, Debian 6.10.7" 3 --status
+if grep -q "known md bug\|kernel_md_bug_unknown\|does not say which upstream" "$out"; then fail "no md bug, Debian 6.10.7: $(cat "$out")"; else pass; fi
+rm -f "$broot/proc/version"
+# a distribution's X.Y.0 with its own backports: unknown, said, not refused
+RDCTL_KERNEL_RELEASE=6.12.0-55.el10.x86_64 run "md bug unknown: status" 3 --status
+expect_out_has "md bug unknown: status" "kernel 6.12.0-55.el10.x86_64 does not say which upstream stable release it carries"
+expect_out_has "md bug unknown: the commits" "look in its changelog for c916ca35308d, 5fa31c499281 and 93dec51e716d"
+RDCTL_KERNEL_RELEASE=6.12.0-55.el10.x86_64 run "md bug unknown: json" 3 --status --json
+validate "md bug unknown: json" module,memory,disks,arrays,mirrors,warnings,status
 for v in 6.1.0-56-amd64 6.6.135 6.8.12 6.10.7 6.11.0-rc4 6.11.0 6.12.117+deb12-amd64 6.14.1 6.15.7 6.16.0-rc6 6.16.0 6.18.3 7.2.13; do
 	RDCTL_KERNEL_RELEASE=$v run "no md bug $v" 3 --status
 	if grep -q "known md bug" "$out"; then fail "no md bug $v: status warns"; else pass; fi

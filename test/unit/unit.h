@@ -50,5 +50,6 @@ void test_config_edit(const char *tmpdir);
 void test_mdadm_conf(const char *tmpdir);
 void test_md_super(void);
 void test_build_id(void);
+void test_kernel_bugs(void);
 
 #endif
