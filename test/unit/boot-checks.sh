@@ -129,6 +129,9 @@ vg "restore --dry-run" 0 --restore --dry-run --config "$conf"
 
 # --- restore: added, by device name, size auto, one member made write-mostly ---
 boot_tree
+# (no RAM member yet: a release's plan says there is nothing to do)
+run "release --dry-run, nothing" 0 --release --dry-run
+expect_out "release --dry-run, nothing" "nothing to release: no md array has a RAM member"
 printf '# test\n\nmd0   auto   # the array\n' >"$conf"
 rm -f "$tmp/syslog"
 RDCTL_FAKE_SYSLOG=$tmp/syslog run "restore" 0 --restore --config "$conf"
