@@ -272,8 +272,16 @@ json_is "array missing json" '[m["state"] for m in d["mirrors"]]==["in_sync","no
 expect_sev "array missing json" array_missing WARNING
 run "nagios array missing" 1 --status --nagios --config "$sconf"
 expect_out_has "nagios array missing" "RDMIRROR WARNING - UUID=11111111:22222222:33333333:44444444 not running (not assembled), /dev/md/gone not running (not assembled)"
+sput "$sroot/sys/block/rd0/rdmirror/memory_errors" 0
 run "prometheus array missing" 0 --status --prometheus --config "$sconf"
 promcheck "prometheus array missing"
+# each finding names its configuration line's ARRAY, none array=""
+expect_out_has "prometheus array missing: uuid" 'rdmirror_finding{code="array_missing",array="UUID=11111111:22222222:33333333:44444444",device="",severity="warning"} 1'
+expect_out_has "prometheus array missing: name" 'rdmirror_finding{code="array_missing",array="/dev/md/gone",device="",severity="warning"} 1'
+expect_out_lacks "prometheus array missing: no empty array" 'code="array_missing",array=""'
+# a counter, with the unit suffix
+expect_out_has "prometheus memory errors: counter" '# TYPE rdmirror_mirror_ram_memory_errors_total counter'
+expect_out_has "prometheus memory errors: value" 'rdmirror_mirror_ram_memory_errors_total{array="md0",uuid="'$s_uuid'"} '
 vg "array missing" 3 --status --config "$sconf"
 # an array with an rd member that no line names is still shown
 printf '# nothing\n' >"$sconf"

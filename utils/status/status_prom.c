@@ -83,9 +83,10 @@ static int64_t v_memory_errors(const struct status *st, const struct mirror *x)
 }
 
 /* One gauge a mirror; a value of -1 (unknown) is left out. */
-static int per_mirror(FILE *f, const struct status *st, const char *name, const char *help, mirror_value v)
+static int per_mirror_typed(FILE *f, const struct status *st, const char *type, const char *name, const char *help,
+			    mirror_value v)
 {
-	int r = family(f, name, "gauge", help);
+	int r = family(f, name, type, help);
 
 	for (size_t i = 0; i < st->nmirrors; i++) {
 		int64_t val = v(st, &st->mirrors[i]);
@@ -98,6 +99,11 @@ static int per_mirror(FILE *f, const struct status *st, const char *name, const 
 		free(l);
 	}
 	return r;
+}
+
+static int per_mirror(FILE *f, const struct status *st, const char *name, const char *help, mirror_value v)
+{
+	return per_mirror_typed(f, st, "gauge", name, help, v);
 }
 
 static int ratio(FILE *f, const struct status *st)
@@ -149,10 +155,28 @@ static int reads(FILE *f, const struct status *st)
 	return r;
 }
 
-static bool same_finding(const struct warning *a, const struct warning *b)
+/*
+ * The array a finding is about: its kernel name, or for an array that is
+ * not running (array_missing, which has none) the configuration's ARRAY
+ * its message names; "" for a finding about no array.
+ */
+static const char *finding_array(const struct status *st, const struct warning *w)
+{
+	if (w->array)
+		return w->array;
+	if (strcmp(w->code, "array_missing"))
+		return "";
+	for (size_t i = 0; i < st->nmirrors; i++)
+		if (st->mirrors[i].state == MIRROR_NOT_ASSEMBLED && st->mirrors[i].configured &&
+		    strstr(w->message, st->mirrors[i].spec))
+			return st->mirrors[i].spec;
+	return "";
+}
+
+static bool same_finding(const struct status *st, const struct warning *a, const struct warning *b)
 {
 	return !strcmp(a->code, b->code) && a->severity == b->severity &&
-	       !strcmp(a->array ? a->array : "", b->array ? b->array : "") &&
+	       !strcmp(finding_array(st, a), finding_array(st, b)) &&
 	       !strcmp(a->device ? a->device : "", b->device ? b->device : "");
 }
 
@@ -175,7 +199,7 @@ static int findings(FILE *f, const struct status *st)
 		char *c, *a, *d;
 
 		for (size_t j = 0; j < st->w.n; j++) {
-			if (!same_finding(w, &st->w.v[j]))
+			if (!same_finding(st, w, &st->w.v[j]))
 				continue;
 			first &= j >= i;
 			count++;
@@ -183,7 +207,7 @@ static int findings(FILE *f, const struct status *st)
 		if (!first)
 			continue;	/* counted with the first of its kind */
 		c = esc(w->code);
-		a = esc(w->array);
+		a = esc(finding_array(st, w));
 		d = esc(w->device);
 		r |= fprintf(f, "rdmirror_finding{code=\"%s\",array=\"%s\",device=\"%s\",severity=\"%s\"} %zu\n",
 			     c, a, d, sev[w->severity], count) < 0;
@@ -236,9 +260,9 @@ int prom_print(FILE *f, const struct status *st)
 	r |= per_mirror(f, st, "rdmirror_mirror_recovery_eta_seconds",
 			"Seconds md expects the recovery of the RAM member to take yet, at its current speed.", v_eta);
 	r |= per_mirror(f, st, "rdmirror_mirror_ram_allocated_bytes", "Bytes of RAM the RAM member holds.", v_ram);
-	r |= per_mirror(f, st, "rdmirror_mirror_ram_memory_errors",
-			"Pages of the RAM member found broken by memory errors (md re-read their blocks from the disks).",
-			v_memory_errors);
+	r |= per_mirror_typed(f, st, "counter", "rdmirror_mirror_ram_memory_errors_total",
+			      "Pages of the RAM member found broken by memory errors since it was attached (md re-read their blocks from the disks).",
+			      v_memory_errors);
 	r |= reads(f, st);
 	return r ? -1 : 0;
 }
