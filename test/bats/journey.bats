@@ -192,7 +192,7 @@ hdd_write_sectors() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"mdadm --create /dev/md0 --run --level=1 --metadata=1.2 --raid-devices=3 --bitmap=internal"* ]]
-	[[ "$output" != *"--assume-clean"* ]]
+	[[ "$output" != *"--raid-devices=3 --assume-clean"* ]]
 	[[ "$output" == *"md resyncs them to each other (no --assume-clean)"* ]]
 }
 

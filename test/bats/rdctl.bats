@@ -223,7 +223,8 @@ json_get() {
 	# 3: the status was shown, with warnings
 	[ "$status" = 3 ]
 	json_ok module,memory,disks,arrays,mirrors,warnings,status
-	[ "$(json_get "d['module']['version']")" = "$(cat "$RD_TOP/VERSION")" ]
+	# the module's build identity is rdctl's (scripts/build-id)
+	[ "$(json_get "d['module']['version']")" = "$(rdctl --version | sed -n '1s/^rdctl //p')" ]
 	[ "$(json_get "d['arrays'][0]['name']")" = md0 ]
 	[ "$(json_get "d['arrays'][0]['level']")" = raid1 ]
 	[ "$(json_get "sorted(m['name'] for m in d['arrays'][0]['members'])")" = "['rd0', '$(hdd 1)', '$(hdd 2)']" ]
