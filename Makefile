@@ -40,10 +40,16 @@
 #                         build/deb/rdmirror-dkms_VERSION-1_all.deb
 #   make rpm              build/rpm/RPMS: rdmirror-VERSION-1.x86_64.rpm and
 #                         rdmirror-dkms-VERSION-1.noarch.rpm (rpmbuild)
+#   make dist             build/rdmirror-VERSION.tar.gz, the source with the
+#                         build identity baked in (docs/RELEASING.md)
 
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 VERSION := $(shell cat VERSION)
+# The build identity (scripts/build-id): the commit in a git tree, else
+# BUILD_ID, else VERSION. Packaging bakes it into BUILD_ID, since the trees
+# it builds from (and DKMS's copy) have no .git (docs/RELEASING.md).
+BUILD_ID := $(shell bash scripts/build-id .)
 HOST_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror -D_FORTIFY_SOURCE=2 \
 	-fstack-protector-strong -fPIE -pie -Wl,-z,relro,-z,now
 
@@ -157,7 +163,9 @@ DOCS := $(wildcard docs/*.md docs/*.png)
 # The example that becomes /etc/rdmirror.conf when there is none.
 CONF_EXAMPLE := $(firstword $(wildcard utils/rdmirror.conf.example scripts/rdmirror.conf))
 
-# What DKMS needs to build the module: the sources, Kbuild, the VERSION file.
+# What DKMS needs to build the module: the sources, Kbuild, the VERSION file,
+# and scripts/build-id (Kbuild runs it) with the BUILD_ID it reads (written
+# at install).
 MODULE_SRCS := $(filter-out %.mod.c,$(wildcard module/*.c module/*.h module/uapi/*.h)) \
 	module/Kbuild module/Makefile
 DKMS_SRC := $(DESTDIR)/usr/src/rdmirror-$(VERSION)
@@ -197,9 +205,11 @@ ifeq ($(DESTDIR),)
 	@test -d "$(KDIR)" || { echo "no kernel headers at $(KDIR): install linux-headers-$(KVER) or pass KVER=" >&2; exit 1; }
 endif
 	rm -rf "$(DKMS_SRC)"
-	install -d -m 0755 "$(DKMS_SRC)/module/uapi"
+	install -d -m 0755 "$(DKMS_SRC)/module/uapi" "$(DKMS_SRC)/scripts"
 	for f in $(MODULE_SRCS); do install -m 0644 "$$f" "$(DKMS_SRC)/$$f"; done
 	install -m 0644 VERSION "$(DKMS_SRC)/VERSION"
+	install -m 0755 scripts/build-id "$(DKMS_SRC)/scripts/build-id"
+	echo "$(BUILD_ID)" >"$(DKMS_SRC)/BUILD_ID"
 	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf >"$(DKMS_SRC)/dkms.conf"
 ifeq ($(DESTDIR),)
 	$(DKMS) status -m rdmirror -v $(VERSION) | grep -q . || $(DKMS) add -m rdmirror -v $(VERSION)
@@ -207,15 +217,35 @@ ifeq ($(DESTDIR),)
 	$(DKMS) install -m rdmirror -v $(VERSION) -k $(KVER)
 endif
 
+# Refuses, as the packages do, while an md array has a RAM member or is
+# still set up for one (its slot, write-mostly disks: what rdctl --release
+# leaves; scripts/removal-check asks the installed rdctl): the arrays
+# would be stranded. Only for the installed system (no DESTDIR).
+uninstall-check:
+ifeq ($(DESTDIR),)
+	sh scripts/removal-check "make uninstall" "$(SBINDIR)/rdctl"
+endif
+
 # Leaves nothing behind: the files of install, the module installed by
 # install-module for any kernel, and the DKMS module (all kernels) with its
-# sources. /etc/rdmirror.conf goes only when it is still the example.
-uninstall:
+# sources. /etc/rdmirror.conf goes only when it is still the example. The
+# units are stopped and disabled first: an active release unit would run a
+# removed rdctl at the next shutdown (systemd keeps a loaded unit whose
+# file is gone); its stop releases nothing, since uninstall-check found no
+# RAM member.
+uninstall: uninstall-check
 ifeq ($(DESTDIR),)
-	-[ ! -e "$(SYSTEMDUNITDIR)/rdmirror-restore.service" ] || ! command -v systemctl >/dev/null || \
-		systemctl disable rdmirror-restore.service
+	-if [ -d /run/systemd/system ] && command -v systemctl >/dev/null; then \
+		systemctl stop rdmirror-release.service rdmirror-restore.service rdmirror-metrics.timer; \
+	fi
+	-if command -v systemctl >/dev/null; then \
+		systemctl disable rdmirror-restore.service rdmirror-release.service rdmirror-metrics.timer 2>/dev/null; \
+	fi
 endif
 	-$(MAKE) -C utils uninstall $(INSTALL_DIRS)
+ifeq ($(DESTDIR),)
+	-[ ! -d /run/systemd/system ] || ! command -v systemctl >/dev/null || systemctl daemon-reload
+endif
 	-rm -f $(addprefix "$(DESTDIR)$(DOCDIR)/,$(addsuffix ",$(DOCS)))
 	-rmdir "$(DESTDIR)$(DOCDIR)/docs" "$(DESTDIR)$(DOCDIR)" 2>/dev/null
 	@conf="$(DESTDIR)$(SYSCONFDIR)/rdmirror.conf"; \
@@ -254,8 +284,9 @@ DEB_DIR := build/deb
 DEB_SRC := $(DEB_DIR)/rdmirror-$(VERSION)
 DEB_REVISION ?= 1
 DEB_MAINTAINER ?= rdmirror maintainers <maintainers@users.noreply.a-seed-2d9470e9.example>
-# The changelog (and so the packages' version) is written from VERSION; its
-# date is the last commit's, so that rebuilding gives the same packages.
+# The changelog is written from docs/NEWS.md (scripts/changelog), the
+# packages' version from VERSION; its date is the last commit's, so that
+# rebuilding gives the same packages.
 DEB_DATE ?= $(shell date -R -d @$$(git log -1 --format=%ct 2>/dev/null || date +%s))
 
 deb:
@@ -263,15 +294,17 @@ deb:
 	install -d "$(DEB_SRC)/module/uapi"
 	cp -r debian utils scripts "$(DEB_SRC)/"
 	cp VERSION dkms.conf Makefile README.md "$(DEB_SRC)/"
+	echo "$(BUILD_ID)" >"$(DEB_SRC)/BUILD_ID"
 	install -d "$(DEB_SRC)/docs"
 	cp $(DOCS) "$(DEB_SRC)/docs/"
 	for f in $(MODULE_SRCS); do cp "$$f" "$(DEB_SRC)/$$f"; done
 	find "$(DEB_SRC)/utils" -name "*.o" -delete
 	rm -f "$(DEB_SRC)/utils/rdctl"
-	printf '%s\n' \
-		"rdmirror ($(VERSION)-$(DEB_REVISION)) unstable; urgency=medium" "" \
-		"  * Release $(VERSION)." "" \
-		" -- $(DEB_MAINTAINER)  $(DEB_DATE)" >"$(DEB_SRC)/debian/changelog"
+	scripts/changelog deb docs/NEWS.md "$(VERSION)" "$(BUILD_ID)" "$(DEB_DATE)" \
+		"$(DEB_MAINTAINER)" "$(DEB_REVISION)" >"$(DEB_SRC)/debian/changelog"
+	# the removal guard, one source for both packages' prerm
+	sed -i -e '/^#REMOVAL_CHECK#$$/{r scripts/removal-check' -e 'd;}' "$(DEB_SRC)"/debian/*.prerm
+	! grep -l '^#REMOVAL_CHECK#$$' "$(DEB_SRC)"/debian/*.prerm
 	cd "$(DEB_SRC)" && dpkg-buildpackage -us -uc -b
 	ls -l $(DEB_DIR)/*.deb
 
@@ -288,17 +321,41 @@ RPM_FILES := Makefile VERSION dkms.conf README.md $(DOCS) debian/copyright rpm s
 	$(filter-out %.o utils/rdctl $(patsubst %/,%,$(wildcard utils/*/)),$(wildcard utils/* utils/*/*)) \
 	$(MODULE_SRCS)
 
+RPM_MAINTAINER ?= rdmirror maintainers <maintainers@users.noreply.a-seed-2d9470e9.example>
+
 rpm:
 	rm -rf "$(RPM_DIR)"
 	install -d "$(RPM_DIR)/SOURCES" "$(RPM_DIR)/SPECS"
+	echo "$(BUILD_ID)" >"$(RPM_DIR)/BUILD_ID"
 	tar --transform 's|^|rdmirror-$(VERSION)/|' -czf "$(RPM_DIR)/SOURCES/rdmirror-$(VERSION).tar.gz" \
-		$(RPM_FILES)
-	sed -e 's/@VERSION@/$(VERSION)/g' -e 's/@DATE@/$(RPM_DATE)/' rpm/rdmirror.spec.in \
-		>"$(RPM_DIR)/SPECS/rdmirror.spec"
+		$(RPM_FILES) -C "$(RPM_DIR)" BUILD_ID
+	# (spaces, as the rest of the spec; "%%" for a shell "%", which rpm
+	# reads as a macro)
+	expand -t 4 scripts/removal-check | sed 's/%/%%/g' >"$(RPM_DIR)/removal-check"
+	{ sed -e 's/@VERSION@/$(VERSION)/g' -e '/^#REMOVAL_CHECK#$$/{r $(RPM_DIR)/removal-check' -e 'd;}' \
+		rpm/rdmirror.spec.in && \
+		scripts/changelog rpm docs/NEWS.md "$(VERSION)" "$(BUILD_ID)" "$(RPM_DATE)" \
+			"$(RPM_MAINTAINER)" 1; } >"$(RPM_DIR)/SPECS/rdmirror.spec"
 	rpmbuild -ba --nodeps --define "_topdir $(CURDIR)/$(RPM_DIR)" \
 		$$(test -n "$$(rpm --eval '%{?_unitdir}')" || echo --load rpm/macros.fallback) \
 		"$(RPM_DIR)/SPECS/rdmirror.spec"
 	ls -l $(RPM_DIR)/RPMS/*/*.rpm $(RPM_DIR)/SRPMS/*.rpm
+
+# --- release tarball ----------------------------------------------------------
+
+# The tracked files of HEAD (git archive) and BUILD_ID, so that a build from
+# the tarball (no .git) names the build it came from: VERSION itself when
+# HEAD is the release's tag, else the commit (docs/RELEASING.md).
+dist:
+	@test -z "$$(git status --porcelain --untracked-files=no)" || \
+		{ echo "make dist: uncommitted changes; commit them first" >&2; exit 1; }
+	install -d build/dist
+	echo "$(BUILD_ID)" | sed 's/+0-g[0-9a-f]*$$//' >build/dist/BUILD_ID
+	git archive --format=tar --prefix=rdmirror-$(VERSION)/ HEAD >build/dist/rdmirror-$(VERSION).tar
+	tar --transform 's|^|rdmirror-$(VERSION)/|' -C build/dist -rf build/dist/rdmirror-$(VERSION).tar BUILD_ID
+	gzip -9nf build/dist/rdmirror-$(VERSION).tar
+	mv build/dist/rdmirror-$(VERSION).tar.gz build/
+	@echo "build/rdmirror-$(VERSION).tar.gz: $$(cat build/dist/BUILD_ID)"
 
 # --- checks -------------------------------------------------------------------
 
@@ -311,4 +368,4 @@ check-pkg:
 	test/pkg/check-mainline
 
 .PHONY: install install-utils install-config install-module dkms-install \
-	uninstall deb rpm lint check-pkg
+	uninstall uninstall-check deb rpm dist lint check-pkg

@@ -186,6 +186,16 @@ hdd_write_sectors() {
 	[ ! -e /sys/block/rd0 ]
 }
 
+@test "--create --force over a disk that held data resyncs it: no --assume-clean" {
+	mkfs.ext4 -q "/dev/$H1"
+	run rdctl --create /dev/md0 "/dev/$H1" "/dev/$H2" --dry-run --force --config "$CONF"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"mdadm --create /dev/md0 --run --level=1 --metadata=1.2 --raid-devices=3 --bitmap=internal"* ]]
+	[[ "$output" != *"--raid-devices=3 --assume-clean"* ]]
+	[[ "$output" == *"md resyncs them to each other (no --assume-clean)"* ]]
+}
+
 @test "--dry-run prints the plan and changes nothing (create, convert, revert)" {
 	before=$(disk_writes "$H1")
 	run rdctl --create /dev/md0 "/dev/$H1" "/dev/$H2" --dry-run --config "$CONF"

@@ -127,7 +127,7 @@ json_get() {
 		/dev/rd0 --write-mostly "/dev/$(hdd 1)"
 	run rdctl --detach rd0
 	[ "$status" = 1 ]
-	[ "$output" = "rdctl: rd0 is a member of md0: remove it with mdadm /dev/md0 --fail /dev/rd0 --remove /dev/rd0 first" ]
+	[ "$output" = "rdctl: rd0 is the RAM member of md0: take it out with rdctl --release /dev/md0 (until the next rdctl --restore) or rdctl --revert /dev/md0 (for good)" ]
 	run --separate-stderr rdctl -j --detach /dev/rd0
 	[ "$status" = 1 ]
 	json_ok error
@@ -223,7 +223,8 @@ json_get() {
 	# 3: the status was shown, with warnings
 	[ "$status" = 3 ]
 	json_ok module,memory,disks,arrays,mirrors,warnings,status
-	[ "$(json_get "d['module']['version']")" = "$(cat "$RD_TOP/VERSION")" ]
+	# the module's build identity is rdctl's (scripts/build-id)
+	[ "$(json_get "d['module']['version']")" = "$(rdctl --version | sed -n '1s/^rdctl //p')" ]
 	[ "$(json_get "d['arrays'][0]['name']")" = md0 ]
 	[ "$(json_get "d['arrays'][0]['level']")" = raid1 ]
 	[ "$(json_get "sorted(m['name'] for m in d['arrays'][0]['members'])")" = "['rd0', '$(hdd 1)', '$(hdd 2)']" ]

@@ -30,6 +30,40 @@ check() {
 	fi
 }
 
+# converted_md0 COMMAND...: run COMMAND in a mount namespace whose
+# /sys/block holds md0 as rdctl --release leaves a mirror (raid1, three
+# slots, sdb and sdc write-mostly, no RAM member), and whose
+# /etc/rdmirror.conf (an overlay: the host's stays as it is) names md0.
+# What the removal guards (scripts/removal-check) must refuse on.
+converted_md0() {
+	local d rc=0
+	d=$(mktemp -d /tmp/rdmirror-md0.XXXXXX)
+	mkdir -p "$d/up" "$d/work"
+	echo "md0 auto" >"$d/up/rdmirror.conf"
+	# shellcheck disable=SC2016 # the inner shell's variables
+	unshare -m bash -c '
+		set -e
+		mount -t overlay rdtest-etc -o "lowerdir=/etc,upperdir=$1/up,workdir=$1/work" /etc
+		mount -t tmpfs rdtest-sysblock /sys/block
+		m=/sys/block/md0/md
+		mkdir -p $m/dev-sdb $m/dev-sdc
+		echo raid1 >$m/level
+		echo clean >$m/array_state
+		echo 3 >$m/raid_disks
+		echo 1 >$m/degraded
+		echo idle >$m/sync_action
+		echo none >$m/sync_completed
+		echo 1.2 >$m/metadata_version
+		echo in_sync,write_mostly >$m/dev-sdb/state
+		echo 0 >$m/dev-sdb/slot
+		echo in_sync,write_mostly >$m/dev-sdc/state
+		echo 1 >$m/dev-sdc/slot
+		shift
+		"$@"' bash "$d" "$@" || rc=$?
+	rm -rf "$d"
+	return "$rc"
+}
+
 # note TEXT: a comment line that is neither ok nor not ok.
 note() {
 	echo "# $*"

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
-# shellcheck disable=SC2154 # out, err, tmp, here, utils, version: set by run-checks.sh
+# shellcheck disable=SC2154 # out, err, tmp, here, utils, version, build_id: set by run-checks.sh
 # rdctl --restore and --release on a fake tree, with a fake mdadm
 # (fake-mdadm, run through RDCTL_MDADM) and the fake ioctls (fake_ioctl.so),
 # both logging to one file so that the order of what rdctl did can be
@@ -52,7 +52,7 @@ boot_tree() {
 	put "$m/uuid" $sysfs_uuid
 	member md0 sdb in_sync,write_mostly 0
 	member md0 sdc in_sync 1
-	put "$broot/sys/module/rdmirror/version" "$version"
+	put "$broot/sys/module/rdmirror/version" "$build_id"
 	put "$broot/proc/meminfo" "MemTotal: 16777216 kB"
 	put "$broot/proc/self/mountinfo" "22 1 8:1 / / rw - ext4 /dev/sda1 rw"
 	mkdir -p "$broot/dev"
@@ -129,9 +129,16 @@ vg "restore --dry-run" 0 --restore --dry-run --config "$conf"
 
 # --- restore: added, by device name, size auto, one member made write-mostly ---
 boot_tree
+# (no RAM member yet: a release's plan says there is nothing to do)
+run "release --dry-run, nothing" 0 --release --dry-run
+expect_out "release --dry-run, nothing" "nothing to release: no md array has a RAM member"
 printf '# test\n\nmd0   auto   # the array\n' >"$conf"
-run "restore" 0 --restore --config "$conf"
+rm -f "$tmp/syslog"
+RDCTL_FAKE_SYSLOG=$tmp/syslog run "restore" 0 --restore --config "$conf"
 expect_out "restore" "md0: attached rd3 (1025 MiB), added to md0, sdc write-mostly, recovery started"
+if grep -qxF "info attach rd3: 1 GiB (by rdctl --restore --config $conf)" "$tmp/syslog" ||
+	grep -qx "info attach rd3: 1[.0-9]* GiB (by rdctl --restore --config $conf)" "$tmp/syslog"; then pass
+else fail "restore journal: no attach line: $(cat "$tmp/syslog" 2>/dev/null)"; fi
 expect_log "restore log" "ioctl ADD 1074790400 0
 mdadm /dev/md0 --add /dev/rd3"
 if [ "$(state_of sdc)" = writemostly ]; then pass; else fail "sdc not made write-mostly: $(state_of sdc)"; fi
@@ -366,7 +373,9 @@ expect_log "release --dry-run one: nothing ran" ""
 RDCTL_FAKE_SYSLOG=$tmp/syslog run "release one" 0 --release md1
 expect_out "release one" "md1: released rd1 (failed, removed, detached)"
 # the change in the journal (lib/journal.h)
-if [ "$(cat "$tmp/syslog" 2>/dev/null)" = "info mdadm $broot/dev/md1 --fail $broot/dev/rd1 --remove $broot/dev/rd1" ]; then pass
+# (the array's change, then the RAM disk's, each with the command that asked)
+if [ "$(cat "$tmp/syslog" 2>/dev/null)" = "info mdadm $broot/dev/md1 --fail $broot/dev/rd1 --remove $broot/dev/rd1 (by rdctl --release md1)
+info detach rd1 (by rdctl --release md1)" ]; then pass
 else fail "release one: journal is '$(cat "$tmp/syslog" 2>/dev/null)'"; fi
 expect_log "release one: md1 only" "mdadm /dev/md1 --fail /dev/rd1 --remove /dev/rd1
 ioctl REMOVE 1 0"

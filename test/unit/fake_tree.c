@@ -106,7 +106,7 @@ static const char *const files[][2] = {
 	{ "sys/block/md1/md/dev-sda/state", "in_sync\n" },
 	{ "sys/block/md1/md/dev-sdd/state", "in_sync\n" },
 	{ "sys/block/sda/size", "1000000\n" },
-	{ "sys/module/rdmirror/version", RDCTL_VERSION "\n" },
+	{ "sys/module/rdmirror/version", RDCTL_BUILD_ID "\n" },
 	{ "proc/meminfo",
 	  "MemTotal:       16777216 kB\n"
 	  "MemFree:         2097152 kB\n"

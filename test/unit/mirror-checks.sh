@@ -43,11 +43,16 @@ journal_has() {	# NAME LINE: the journal (lib/journal.h) has LINE
 	if grep -qxF -- "$2" "$tmp/syslog" 2>/dev/null; then pass
 	else fail "$1: journal lacks '$2': $(cat "$tmp/syslog" 2>/dev/null)"; fi
 }
-journal_has "convert journal: bitmap" "info mdadm --grow $broot/dev/md0 --bitmap=internal --bitmap-chunk=128M"
-journal_has "convert journal: grow" "info mdadm --grow $broot/dev/md0 --raid-devices=3 --force"
-journal_has "convert journal: add" "info mdadm $broot/dev/md0 --add $broot/dev/rd3"
-journal_has "convert journal: write-mostly" "info echo writemostly > $broot/sys/block/md0/md/dev-sdb/state"
-journal_has "convert journal: config" "info add to $conf: UUID=$uuid auto"
+# each line ends with the command that asked (lib/journal.h)
+by=" (by rdctl --convert /dev/md0 --config $conf)"
+journal_has "convert journal: bitmap" "info mdadm --grow $broot/dev/md0 --bitmap=internal --bitmap-chunk=128M$by"
+journal_has "convert journal: grow" "info mdadm --grow $broot/dev/md0 --raid-devices=3 --force$by"
+journal_has "convert journal: add" "info mdadm $broot/dev/md0 --add $broot/dev/rd3$by"
+journal_has "convert journal: write-mostly" "info echo writemostly > $broot/sys/block/md0/md/dev-sdb/state$by"
+journal_has "convert journal: config" "info add to $conf: UUID=$uuid auto$by"
+# the RAM disk's own change, as a step of convert
+if grep -qx "info attach rd3: [0-9.]* [KMGT]\?i\?B$by" "$tmp/syslog"; then pass
+else fail "convert journal: no attach line: $(cat "$tmp/syslog")"; fi
 if ! grep -q -- "--detail\|--examine" "$tmp/syslog"; then pass; else fail "convert journal: a reading command journaled: $(cat "$tmp/syslog")"; fi
 expect_log "convert log" "ioctl ADD 1074790400 0
 mdadm --grow /dev/md0 --bitmap=internal --bitmap-chunk=128M
@@ -224,7 +229,9 @@ member md0 sdc in_sync,write_mostly 2
 rd_member 0 in_sync
 md_put raid_disks 3
 printf '%s\nUUID=%s auto\n' "$conf_text" "$uuid" >"$conf"
-run "revert" 0 --revert /dev/md0 --config "$conf"
+rm -f "$tmp/syslog"
+RDCTL_FAKE_SYSLOG=$tmp/syslog run "revert" 0 --revert /dev/md0 --config "$conf"
+journal_has "revert journal: detach" "info detach rd0 (by rdctl --revert /dev/md0 --config $conf)"
 expect_log "revert log" "mdadm /dev/md0 --fail /dev/rd0 --remove /dev/rd0
 mdadm --grow /dev/md0 --raid-devices=2
 ioctl REMOVE 0 0"
@@ -276,6 +283,21 @@ RDCTL_KERNEL_RELEASE=6.15.4 run "md bug 6.15.4: status" 3 --status
 expect_out_has "md bug 6.15.4: the lost NOWAIT write" "counts a member's refused non-blocking (NOWAIT) write as done"
 RDCTL_KERNEL_RELEASE=6.15.1 run "md bug 6.15.1: status" 3 --status
 expect_out_has "md bug 6.15.1: the NOWAIT write error" "takes a member's refused non-blocking (NOWAIT) write for a write error"
+# Debian's kernels: uname -r has the ABI number, /proc/version the
+# upstream stable release (kernel_bugs.h)
+printf 'Linux version 6.10.0-1-amd64 (debian-kernel@lists.debian.org) #1 SMP PREEMPT_DYNAMIC Debian 6.10.6-1~bpo12+1 (2024-08-26)\n' >"$broot/proc/version"
+RDCTL_KERNEL_RELEASE=6.10.0-1-amd64 run "md bug, Debian 6.10.6: restore refuses" 1 --restore --config "$conf"
+expect_err_has "md bug, Debian 6.10.6: restore refuses" "refusing --restore on this kernel: md/raid1 in Linux 6.9 to 6.10.6"
+printf 'Linux version 6.10.0-2-amd64 (debian-kernel@lists.debian.org) #1 SMP PREEMPT_DYNAMIC Debian 6.10.7-1~bpo12+1 (2024-09-01)\n' >"$broot/proc/version"
+RDCTL_KERNEL_RELEASE=6.10.0-2-amd64 run "no md bug, Debian 6.10.7" 3 --status
+if grep -q "known md bug\|kernel_md_bug_unknown\|does not say which upstream" "$out"; then fail "no md bug, Debian 6.10.7: $(cat "$out")"; else pass; fi
+rm -f "$broot/proc/version"
+# a distribution's X.Y.0 with its own backports: unknown, said, not refused
+RDCTL_KERNEL_RELEASE=6.12.0-55.el10.x86_64 run "md bug unknown: status" 3 --status
+expect_out_has "md bug unknown: status" "kernel 6.12.0-55.el10.x86_64 does not say which upstream stable release it carries"
+expect_out_has "md bug unknown: the commits" "look in its changelog for c916ca35308d, 5fa31c499281 and 93dec51e716d"
+RDCTL_KERNEL_RELEASE=6.12.0-55.el10.x86_64 run "md bug unknown: json" 3 --status --json
+validate "md bug unknown: json" module,memory,disks,arrays,mirrors,warnings,status
 for v in 6.1.0-56-amd64 6.6.135 6.8.12 6.10.7 6.11.0-rc4 6.11.0 6.12.117+deb12-amd64 6.14.1 6.15.7 6.16.0-rc6 6.16.0 6.18.3 7.2.13; do
 	RDCTL_KERNEL_RELEASE=$v run "no md bug $v" 3 --status
 	if grep -q "known md bug" "$out"; then fail "no md bug $v: status warns"; else pass; fi

@@ -14,6 +14,8 @@ rdctl=$here/../../build/test-bin/rdctl
 schema=$utils/rdctl.schema.json
 shim=$here/fake_ioctl.so
 version=$(cat "$utils/../VERSION")
+# the build identity rdctl and the fake module carry (scripts/build-id)
+build_id=$(bash "$utils/../scripts/build-id" "$utils/..")
 
 passed=0
 failed=0
@@ -200,7 +202,7 @@ expect_code "output json" USAGE
 usage "raw status" "--raw goes with --list only" -s --raw
 usage "noheadings attach" "--noheadings goes with --list only" -a 4M -n
 run status 3 -s
-expect_out_has "status module" "module:  rdmirror $version loaded"
+expect_out_has "status module" "module:  rdmirror $build_id loaded"
 expect_out_has "status memory" "memory:  total 16 GiB, available 1 GiB, held by rd disks 640 MiB"
 expect_out_has "status array" "md0: raid1, active, degraded 0, raid disks 3"
 expect_out_has "status sync" "sync: resync 25.0% at 100 MiB/s, ETA 15s"
@@ -215,7 +217,7 @@ run "status quiet" 3 --status --quiet
 expect_no_out "status quiet"
 usage "quiet list" "--quiet goes with --status only" -l -q
 run version 0 --version
-expect_out_has version "rdctl $version"
+expect_out_has version "rdctl $build_id"
 run "version json" 0 -V -j
 validate "version json" version
 run help 0 --help
@@ -259,7 +261,7 @@ run "detach json" 0 --detach rd1 -j
 validate "detach json" detached
 RDCTL_FAKE_IOCTL_ERRNO=EBUSY run "detach md member" 1 --detach rd0
 expect_no_out "detach md member"
-expect_err "detach md member" "rd0 is a member of md0: remove it with mdadm /dev/md0 --fail /dev/rd0 --remove /dev/rd0 first"
+expect_err "detach md member" "rd0 is the RAM member of md0: take it out with rdctl --release /dev/md0 (until the next rdctl --restore) or rdctl --revert /dev/md0 (for good)"
 RDCTL_FAKE_IOCTL_ERRNO=EBUSY run "detach mounted" 1 --detach rd1
 expect_err "detach mounted" "rd1 is mounted on /mnt/rd one: unmount it first"
 RDCTL_FAKE_IOCTL_ERRNO=EBUSY run "detach open" 1 --detach rd2
@@ -268,6 +270,27 @@ RDCTL_FAKE_IOCTL_ERRNO=EBUSY run "detach busy json" 1 --detach rd0 --json
 expect_code "detach busy json" EBUSY
 RDCTL_FAKE_IOCTL_ERRNO=ENODEV run "detach missing" 1 --detach rd7
 expect_err "detach missing" "no such disk rd7: see rdctl --list"
+
+# --- the journal: one line for each change to a RAM disk (lib/journal.h) ----
+jlog=$tmp/disk-syslog
+rm -f "$jlog"
+RDCTL_FAKE_SYSLOG=$jlog run "journal attach" 0 --attach 512 --prealloc
+RDCTL_FAKE_SYSLOG=$jlog run "journal resize" 0 --resize rd2 4M
+RDCTL_FAKE_SYSLOG=$jlog run "journal flush" 0 --flush rd1
+RDCTL_FAKE_SYSLOG=$jlog run "journal detach" 0 --detach rd2
+RDCTL_FAKE_IOCTL_ERRNO=ENOMEM RDCTL_FAKE_SYSLOG=$jlog run "journal attach ENOMEM" 1 -a 512
+RDCTL_FAKE_IOCTL_ERRNO=EBUSY RDCTL_FAKE_SYSLOG=$jlog run "journal detach EBUSY" 1 --detach rd1
+want="info attach rd3: 512 MiB, preallocated (by rdctl --attach 512 --prealloc)
+info resize rd2 to 4 MiB (by rdctl --resize rd2 4M)
+info flush rd1: its data dropped, its pages freed (by rdctl --flush rd1)
+info detach rd2 (by rdctl --detach rd2)
+err attach of 512 MiB failed: Cannot allocate memory (by rdctl -a 512)
+err detach rd1 failed: Device or resource busy (by rdctl --detach rd1)"
+if [ "$(cat "$jlog" 2>/dev/null)" = "$want" ]; then pass; else fail "journal of RAM disk changes: '$(cat "$jlog" 2>/dev/null)', want '$want'"; fi
+# a change that is only asked about (--dry-run, --list) writes nothing
+rm -f "$jlog"
+RDCTL_FAKE_SYSLOG=$jlog run "journal list" 0 --list
+if [ ! -e "$jlog" ]; then pass; else fail "journal list: $(cat "$jlog")"; fi
 
 # --- resize, flush -----------------------------------------------------------
 RDCTL_FAKE_IOCTL_ERRNO=ENOMEM run "resize ENOMEM" 1 -r rd2 8M
@@ -284,13 +307,13 @@ run "resize force" 0 -r rd0 8G --ignore-memory
 run "resize missing" 1 -r rd9 1G
 expect_err "resize missing" "no such disk rd9: see rdctl --list"
 RDCTL_FAKE_IOCTL_ERRNO=EBUSY run "resize busy" 1 -r rd0 1G
-expect_err_has "resize busy" "cannot shrink rd0 while it is in use (it can only grow): rd0 is a member of md0"
+expect_err_has "resize busy" "cannot shrink rd0 while it is in use (it can only grow): rd0 is the RAM member of md0: take it out with rdctl --release /dev/md0"
 run flush 0 --flush rd1
 expect_out flush "Flushed device rd1: freed 0 B"
 run "flush json" 0 --flush rd1 -j
 validate "flush json" flushed
 RDCTL_FAKE_IOCTL_ERRNO=EBUSY run "flush busy" 1 --flush rd0
-expect_err_has "flush busy" "rd0 is a member of md0"
+expect_err_has "flush busy" "rd0 is the RAM member of md0: take it out with rdctl --release /dev/md0"
 
 # --- usage errors: exit 2, one line, nothing on stdout --------------------------
 usage "size negative" "cannot be negative" -a -5
@@ -390,6 +413,8 @@ rmdir "$a" && mv "$a.off" "$a"
 . "$here/lock-checks.sh"
 # shellcheck source=test/unit/status-checks.sh
 . "$here/status-checks.sh"
+# shellcheck source=test/unit/build-id-checks.sh
+. "$here/build-id-checks.sh"
 
 # --- sizes as util-linux reads them; the configuration: NULs, one array twice ------
 run "attach fraction" 0 --attach 0.5G

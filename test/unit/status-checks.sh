@@ -45,7 +45,7 @@ status_tree() {
 	sput "$sroot/sys/block/rd0/rdmirror/allocated_bytes" 1073741824
 	sput "$sroot/sys/block/rd0/rdmirror/preallocated" 0
 	mkdir -p "$sroot/sys/block/rd0/holders/md0"
-	sput "$sroot/sys/module/rdmirror/version" "$(cat "$here/../../VERSION")"
+	sput "$sroot/sys/module/rdmirror/version" "$build_id"
 	sput "$sroot/proc/meminfo" "MemTotal: 16777216 kB
 MemAvailable: 8388608 kB"
 	sput "$sroot/proc/self/mountinfo" "22 1 8:1 / / rw - ext4 /dev/sda1 rw"
@@ -127,13 +127,19 @@ expect_out_has "prometheus in sync" 'rdmirror_mirror_ram_in_sync{array="md0",uui
 expect_out_has "prometheus in sync" 'rdmirror_mirror_reads_total{array="md0",uuid="'$s_uuid'",device="rd0",kind="ram"} 9000'
 expect_out_has "prometheus in sync" 'rdmirror_mirror_reads_total{array="md0",uuid="'$s_uuid'",device="sdb",kind="persistent"} 7'
 expect_out_has "prometheus in sync" "rdmirror_status 0"
+expect_out_has "prometheus in sync" 'rdmirror_build_info{version="'"$build_id"'",module_version="'"$build_id"'"} 1'
 
 # --- a module in memory that is not rdctl's (loaded before an upgrade) ---
 sput "$sroot/sys/module/rdmirror/version" 0.0.9
 run "module version" 3 --status --json --config "$sconf"
 validate "module version" module,memory,disks,arrays,mirrors,warnings,status
 expect_sev "module version" module_version WARNING
-json_is "module version message" '[w["message"] for w in d["warnings"] if w["code"]=="module_version"][0].startswith("the rdmirror module in memory is version 0.0.9, rdctl is '"$(cat "$here/../../VERSION")"'") and "modprobe -r rdmirror" in [w["message"] for w in d["warnings"] if w["code"]=="module_version"][0]'
+json_is "module version message" '[w["message"] for w in d["warnings"] if w["code"]=="module_version"][0].startswith("the rdmirror module in memory is version 0.0.9, rdctl is '"$build_id"' (other releases: the module is 0.0.9, rdctl '"$version"')") and "modprobe -r rdmirror" in [w["message"] for w in d["warnings"] if w["code"]=="module_version"][0]'
+# one version string, another build: what comparing versions alone missed
+sput "$sroot/sys/module/rdmirror/version" "$version+1-g0123456789ab"
+run "module build" 3 --status --json --config "$sconf"
+expect_sev "module build" module_version WARNING
+json_is "module build message" '"the same release '"$version"', other builds: the module from git commit 0123456789ab, rdctl from " in [w["message"] for w in d["warnings"] if w["code"]=="module_version"][0]'
 run "nagios module version" 1 --status --nagios --config "$sconf"
 expect_out_has "nagios module version" "RDMIRROR WARNING"
 status_tree
@@ -205,6 +211,28 @@ run "prometheus not restored" 0 --status --prometheus --config "$sconf"
 promcheck "prometheus not restored"
 expect_out_has "prometheus not restored" 'rdmirror_mirror_ram_member_present{array="md0",uuid="'$s_uuid'"} 0'
 expect_out_has "prometheus not restored" 'rdmirror_finding{code="not_restored",array="md0",device="",severity="warning"} 1'
+# after --release: no RAM member, but the slot and the write-mostly disks
+# stay; what the packages' removal guards read (debian/rdmirror.prerm)
+expect_out_has "prometheus not restored: converted" 'rdmirror_mirror_converted{array="md0",uuid="'$s_uuid'"} 1'
+run "not restored: converted json" 3 --status --json --config "$sconf"
+json_is "not restored: converted json" 'd["mirrors"][0]["converted"] is True'
+# the slot alone, the disks no longer write-mostly
+smember sdb in_sync 0 7
+smember sdc in_sync 1 5
+run "slot only: converted" 0 --status --prometheus --config "$sconf"
+expect_out_has "slot only: converted" 'rdmirror_mirror_converted{array="md0",uuid="'$s_uuid'"} 1'
+# reverted: two slots for two disks, none write-mostly
+sput "$sroot/sys/block/md0/md/raid_disks" 2
+sput "$sroot/sys/block/md0/md/degraded" 0
+run "reverted: not converted" 0 --status --prometheus --config "$sconf"
+expect_out_has "reverted: not converted" 'rdmirror_mirror_converted{array="md0",uuid="'$s_uuid'"} 0'
+# write-mostly disks alone
+smember sdb in_sync,write_mostly 0 7
+run "write-mostly only: converted" 0 --status --prometheus --config "$sconf"
+expect_out_has "write-mostly only: converted" 'rdmirror_mirror_converted{array="md0",uuid="'$s_uuid'"} 1'
+status_tree
+no_ram
+record_failed ENOMEM "not enough memory for a 1025 MiB RAM disk"
 vg "not restored" 3 --status --json --config "$sconf"
 # (the message rdctl --restore records, in full: cause and fix)
 record_failed EKEYREJECTED "the kernel refused the rdmirror module's signature: the kernel enforces module signatures (Secure Boot or module.sig_enforce=1) and does not trust the key the rdmirror module is signed with (or it is unsigned); fix: enrol the key DKMS signs the module with, once: mokutil --import /var/lib/dkms/mok.pub, reboot and confirm the key in the MOK manager"
@@ -244,8 +272,16 @@ json_is "array missing json" '[m["state"] for m in d["mirrors"]]==["in_sync","no
 expect_sev "array missing json" array_missing WARNING
 run "nagios array missing" 1 --status --nagios --config "$sconf"
 expect_out_has "nagios array missing" "RDMIRROR WARNING - UUID=11111111:22222222:33333333:44444444 not running (not assembled), /dev/md/gone not running (not assembled)"
+sput "$sroot/sys/block/rd0/rdmirror/memory_errors" 0
 run "prometheus array missing" 0 --status --prometheus --config "$sconf"
 promcheck "prometheus array missing"
+# each finding names its configuration line's ARRAY, none array=""
+expect_out_has "prometheus array missing: uuid" 'rdmirror_finding{code="array_missing",array="UUID=11111111:22222222:33333333:44444444",device="",severity="warning"} 1'
+expect_out_has "prometheus array missing: name" 'rdmirror_finding{code="array_missing",array="/dev/md/gone",device="",severity="warning"} 1'
+expect_out_lacks "prometheus array missing: no empty array" 'code="array_missing",array=""'
+# a counter, with the unit suffix
+expect_out_has "prometheus memory errors: counter" '# TYPE rdmirror_mirror_ram_memory_errors_total counter'
+expect_out_has "prometheus memory errors: value" 'rdmirror_mirror_ram_memory_errors_total{array="md0",uuid="'$s_uuid'"} '
 vg "array missing" 3 --status --config "$sconf"
 # an array with an rd member that no line names is still shown
 printf '# nothing\n' >"$sconf"

@@ -140,7 +140,7 @@ static void test_views(void)
 	rd_disk_clear(&d);
 
 	s = busy_message(0);
-	CHECK_STR(s, "rd0 is a member of md0: remove it with mdadm /dev/md0 --fail /dev/rd0 --remove /dev/rd0 first");
+	CHECK_STR(s, "rd0 is the RAM member of md0: take it out with rdctl --release /dev/md0 (until the next rdctl --restore) or rdctl --revert /dev/md0 (for good)");
 	free(s);
 	s = busy_message(1);
 	CHECK_STR(s, "rd1 is mounted on /mnt/rd one: unmount it first");
@@ -183,7 +183,7 @@ static void test_proc(const char *root)
 
 	module_info_read(&m);
 	CHECK(m.loaded);
-	CHECK_STR(m.version, RDCTL_VERSION);
+	CHECK_STR(m.version, RDCTL_BUILD_ID);
 	CHECK(!m.control_present);
 	module_info_clear(&m);
 

@@ -32,6 +32,8 @@ int main(void)
 	test_config_edit(root);
 	test_mdadm_conf(root);
 	test_md_super();
+	test_build_id();
+	test_kernel_bugs();
 	if (fake_tree_remove(root) < 0)
 		unit_failed++;
 	printf("unit: %d passed, %d failed\n", unit_passed, unit_failed);

@@ -49,5 +49,7 @@ void test_member_size(const char *root);
 void test_config_edit(const char *tmpdir);
 void test_mdadm_conf(const char *tmpdir);
 void test_md_super(void);
+void test_build_id(void);
+void test_kernel_bugs(void);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/build_id.h"
 #include "lib/errors.h"
 #include "lib/meminfo.h"
 #include "lib/sysfs.h"
@@ -209,11 +210,11 @@ int cmd_version(const struct opts *o)
 	if (o->json) {
 		json_t *root = jobj(), *v = jobj();
 
-		jset(v, "rdctl", json_string(RDCTL_VERSION));
+		jset(v, "rdctl", json_string(rdctl_build_id()));
 		jset(v, "module", jstr_or_null(mod.version));
 		jset(root, "version", v);
 		rc = json_emit(root);
-	} else if (printf("rdctl %s\n", RDCTL_VERSION) < 0 ||
+	} else if (printf("rdctl %s\n", rdctl_build_id()) < 0 ||
 		   (mod.version && printf("rdmirror module %s\n", mod.version) < 0) ||
 		   fflush(stdout) == EOF) {
 		rc = fail_errno(EIO, "cannot write to standard output");

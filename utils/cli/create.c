@@ -127,7 +127,7 @@ int cmd_create(const struct opts *o, const char *array, char *const disks[], siz
 	uint64_t smallest = UINT64_MAX, need = 0, size;
 	size_t n = 0;
 	int rc;
-	bool undo_ok, warm = false;
+	bool undo_ok, warm = false, held_data = false;
 
 	if ((rc = mirror_begin(o, "create")) || (rc = create_dry_root(o)) || (rc = check_kernel_bug(o, "create")) ||
 	    (rc = mirror_parse_array(array, &mdpath, &kname)))
@@ -181,7 +181,10 @@ int cmd_create(const struct opts *o, const char *array, char *const disks[], siz
 		if (d[i].signatures)
 			mirror_note(&r, xasprintf("--force: destroying what wipefs found on %s: %s", d[i].path,
 						  d[i].signatures));
+		held_data |= d[i].signatures != NULL;
 	}
+	if (held_data && n > 1)
+		mirror_note(&r, xstrdup("--force: the disks held data, so md resyncs them to each other (no --assume-clean)"));
 	if (n == 1)
 		mirror_note(&r, xasprintf("%s will have only one persistent member: one disk failure from losing everything",
 					  array));
@@ -192,8 +195,10 @@ int cmd_create(const struct opts *o, const char *array, char *const disks[], siz
 	 * every disk write-mostly, the RAM slot missing and the highest, so
 	 * that md's check/repair, which takes the lowest slot that reads
 	 * well as the truth (process_checks() in drivers/md/raid1.c), takes
-	 * a disk. The disks are blank, so --assume-clean: they need not
-	 * copy each other first. */
+	 * a disk. Blank disks need not copy each other first:
+	 * --assume-clean. Disks that held data (--force) differ where
+	 * nothing was written since, and md's check would count those
+	 * mismatches for ever: md resyncs them instead. */
 	args = xcalloc(n + 16, sizeof(*args));
 	{
 		size_t k = 0;
@@ -205,7 +210,8 @@ int cmd_create(const struct opts *o, const char *array, char *const disks[], siz
 		args[k++] = "--level=1";
 		args[k++] = "--metadata=1.2";
 		args[k++] = rdn;
-		args[k++] = "--assume-clean";
+		if (!held_data)
+			args[k++] = "--assume-clean";
 		if (o->bitmap_none) {
 			args[k++] = "--bitmap=none";
 		} else {

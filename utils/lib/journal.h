@@ -4,15 +4,24 @@
  * (facility daemon, ident "rdctl", with its PID) for every change it makes
  * to an array (an mdadm command, a member's sysfs attribute), to mdadm.conf
  * or /etc/rdmirror.conf, and for every initramfs rebuild, whether the
- * change worked or not. Reading commands (mdadm --detail, --examine) and a
- * dry run leave no line.
+ * change worked or not; and for every change to a RAM disk (attach,
+ * detach, resize, flush: rd/control.c), alone or as a step of a bigger
+ * command. Each line ends with the command that asked for the change,
+ * " (by rdctl --convert /dev/md0)". Reading commands (mdadm --detail,
+ * --examine) and a dry run leave no line.
  */
 #ifndef RDCTL_JOURNAL_H
 #define RDCTL_JOURNAL_H
 
 #include <syslog.h>
 
-/* One line, LOG_INFO for a change made, LOG_ERR for one that failed. */
+/* rdctl's command line, "rdctl --convert /dev/md0": why a change was made */
+const char *journal_cause(void);
+
+/*
+ * One line, LOG_INFO for a change made, LOG_ERR for one that failed, with
+ * " (by COMMAND)" (journal_cause()) added.
+ */
 void journal(int priority, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*

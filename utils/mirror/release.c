@@ -292,7 +292,11 @@ int cmd_release(const struct opts *o, char *const arrays[], size_t n)
 			if (all[i].members[j].is_ram)
 				release_member(&all[i], &all[i].members[j], &rep, o->dry_run);
 	md_arrays_free(all, nall);
-	rc = boot_report_emit(&rep, "release", NULL, o->json);
+	/* a plan with no step says so, rather than nothing */
+	if (o->dry_run && !o->json && rep.n == 0 && printf("nothing to release: no md array has a RAM member\n") < 0)
+		rc = fail_errno(EIO, "cannot write to standard output");
+	if (!rc)
+		rc = boot_report_emit(&rep, "release", NULL, o->json);
 out:
 	boot_report_free(&rep);
 	for (size_t i = 0; i < wanted.n; i++)

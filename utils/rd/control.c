@@ -13,7 +13,9 @@
 #include <rdmirror.h>
 
 #include "lib/errors.h"
+#include "lib/journal.h"
 #include "lib/seams.h"
+#include "lib/size.h"
 #include "lib/sysfs.h"
 #include "lib/util.h"
 #include "rd/module_help.h"
@@ -150,6 +152,7 @@ static int do_ioctl(int fd, unsigned long req, void *arg)
 int ctl_add(int fd, uint64_t size, bool prealloc, unsigned *index)
 {
 	struct rdmirror_add a;
+	char *sz;
 	int r;
 
 	memset(&a, 0, sizeof(a));
@@ -157,8 +160,14 @@ int ctl_add(int fd, uint64_t size, bool prealloc, unsigned *index)
 	a.flags = prealloc ? RDMIRROR_ADD_PREALLOC : 0;
 	a.size = size;
 	r = do_ioctl(fd, RDMIRROR_CTL_ADD, &a);
-	if (r == 0)
+	sz = size_human(size);
+	if (r == 0) {
 		*index = a.index;
+		journal(LOG_INFO, "attach rd%u: %s%s", a.index, sz, prealloc ? ", preallocated" : "");
+	} else {
+		journal(LOG_ERR, "attach of %s%s failed: %s", sz, prealloc ? ", preallocated" : "", strerror(-r));
+	}
+	free(sz);
 	return r;
 }
 
@@ -202,25 +211,49 @@ static int disk_ioctl(int fd, unsigned long req, unsigned index)
 	return disk_do_ioctl(fd, req, &d, index);
 }
 
+/* what: "detach", "flush" (the line says what a flush drops) */
+static void journal_disk(int r, const char *what, unsigned index, const char *detail)
+{
+	if (r < 0)
+		journal(LOG_ERR, "%s rd%u failed: %s", what, index, strerror(-r));
+	else
+		journal(LOG_INFO, "%s rd%u%s", what, index, detail);
+}
+
 int ctl_remove(int fd, unsigned index)
 {
-	return disk_ioctl(fd, RDMIRROR_CTL_REMOVE, index);
+	int r = disk_ioctl(fd, RDMIRROR_CTL_REMOVE, index);
+
+	journal_disk(r, "detach", index, "");
+	return r;
 }
 
 int ctl_free_pages(int fd, unsigned index)
 {
-	return disk_ioctl(fd, RDMIRROR_CTL_FREE_PAGES, index);
+	int r = disk_ioctl(fd, RDMIRROR_CTL_FREE_PAGES, index);
+
+	journal_disk(r, "flush", index, ": its data dropped, its pages freed");
+	return r;
 }
 
 int ctl_resize(int fd, unsigned index, uint64_t size)
 {
 	struct rdmirror_resize rs;
+	char *sz;
+	int r;
 
 	memset(&rs, 0, sizeof(rs));
 	rs.version = RDMIRROR_ABI_VERSION;
 	rs.index = index;
 	rs.size = size;
-	return disk_do_ioctl(fd, RDMIRROR_CTL_RESIZE, &rs, index);
+	r = disk_do_ioctl(fd, RDMIRROR_CTL_RESIZE, &rs, index);
+	sz = size_human(size);
+	if (r < 0)
+		journal(LOG_ERR, "resize rd%u to %s failed: %s", index, sz, strerror(-r));
+	else
+		journal(LOG_INFO, "resize rd%u to %s", index, sz);
+	free(sz);
+	return r;
 }
 
 char *busy_message(unsigned index)
@@ -230,9 +263,15 @@ char *busy_message(unsigned index)
 
 	if (rd_disk_read(index, &d) < 0)
 		return xasprintf("rd%u is in use: see fuser -v /dev/rd%u", index, index);
+	/*
+	 * Not mdadm --fail --remove: that skips rdctl's refusal when the
+	 * RAM member holds the only good copy of some blocks (every disk
+	 * recorded them bad), and leaves the array's slot and write-mostly
+	 * disks behind.
+	 */
 	if (d.nholders && !strncmp(d.holders[0], "md", 2))
-		msg = xasprintf("%s is a member of %s: remove it with mdadm /dev/%s --fail /dev/%s --remove /dev/%s first",
-				d.name, d.holders[0], d.holders[0], d.name, d.name);
+		msg = xasprintf("%s is the RAM member of %s: take it out with rdctl --release /dev/%s (until the next rdctl --restore) or rdctl --revert /dev/%s (for good)",
+				d.name, d.holders[0], d.holders[0], d.holders[0]);
 	else if (d.nholders)
 		msg = xasprintf("%s is held by %s: remove %s first (see /sys/block/%s/holders)",
 				d.name, d.holders[0], d.holders[0], d.name);

@@ -8,6 +8,7 @@
 #include <sys/utsname.h>
 
 #include "lib/seams.h"
+#include "lib/util.h"
 
 /*
  * Linux 6.9 split md/raid1's read_balance() (9f3ced792203 "factor out
@@ -64,20 +65,12 @@ struct kernel_rel {
 	unsigned maj, min, patch, rc;
 };
 
-/* rel as uname -r prints it; NULL: $RDCTL_KERNEL_RELEASE (tests), else uname. */
-static bool kernel_rel_parse(const char *rel, struct kernel_rel *k)
+/* "6.10.3-amd64", "6.16.0-rc1": the numbers, and where they end in *end */
+static bool rel_numbers(const char *rel, struct kernel_rel *k, const char **end)
 {
-	struct utsname u;
 	int pos = 0;
 
 	*k = (struct kernel_rel){ 0 };
-	if (!rel)
-		rel = seam("RDCTL_KERNEL_RELEASE");	/* the tests' stand-in kernel */
-	if (!rel || !*rel) {
-		if (uname(&u) < 0)
-			return false;
-		rel = u.release;
-	}
 	if (sscanf(rel, "%u.%u%n", &k->maj, &k->min, &pos) != 2)
 		return false;
 	rel += pos;
@@ -85,7 +78,83 @@ static bool kernel_rel_parse(const char *rel, struct kernel_rel *k)
 		rel += pos;
 	if (!strncmp(rel, "-rc", 3))
 		k->rc = (unsigned)strtoul(rel + 3, NULL, 10);
+	*end = rel;
 	return true;
+}
+
+bool kernel_upstream_release(const char *rel, const char *version, unsigned *maj, unsigned *min,
+			     unsigned *patch, unsigned *rc)
+{
+	struct kernel_rel k, d;
+	const char *end, *deb;
+
+	if (!rel_numbers(rel, &k, &end))
+		return false;
+	/* Debian's own word: the source package's version, "Debian 6.1.158-1" */
+	deb = version ? strstr(version, " Debian ") : NULL;
+	if (deb && rel_numbers(deb + 8, &d, &end) && d.maj == k.maj && d.min == k.min && d.patch > 0) {
+		k = d;
+	} else if (k.patch == 0 && k.rc == 0 && end[0] == '-' && end[1] >= '0' && end[1] <= '9') {
+		/* X.Y.0-N...: an ABI or build number, not a stable release */
+		return false;
+	}
+	*maj = k.maj;
+	*min = k.min;
+	*patch = k.patch;
+	*rc = k.rc;
+	return true;
+}
+
+/*
+ * The running kernel's upstream release (kernel_upstream_release()); rel
+ * NULL: $RDCTL_KERNEL_RELEASE (tests) or uname -r, with /proc/version.
+ * False when it cannot be told (*release then names the kernel).
+ */
+static bool running_release(const char *rel, struct kernel_rel *k, const char **release)
+{
+	static struct utsname u;
+	char *path, *version = NULL;
+	bool known;
+
+	if (!rel)
+		rel = seam("RDCTL_KERNEL_RELEASE");	/* the tests' stand-in kernel */
+	if (!rel || !*rel) {
+		if (uname(&u) < 0)
+			return false;
+		rel = u.release;
+	}
+	*release = rel;
+	path = xasprintf("%s/version", proc_root());
+	if (read_text_file(path, &version) < 0)
+		version = NULL;
+	free(path);
+	known = kernel_upstream_release(rel, version, &k->maj, &k->min, &k->patch, &k->rc);
+	free(version);
+	return known;
+}
+
+/* rel as uname -r prints it; NULL: the running kernel. False: unknown. */
+static bool kernel_rel_parse(const char *rel, struct kernel_rel *k)
+{
+	const char *release;
+
+	*k = (struct kernel_rel){ 0 };
+	return running_release(rel, k, &release);
+}
+
+char *kernel_md_bug_unknown(const char *rel)
+{
+	struct kernel_rel k;
+	const char *release = NULL;
+	unsigned maj = 0, min = 0;
+
+	if (running_release(rel, &k, &release) || !release || sscanf(release, "%u.%u", &maj, &min) != 2)
+		return NULL;
+	/* the series whose upstream or backported md met the bugs below */
+	if (maj < 6 || (maj == 6 && min < 6))
+		return NULL;
+	return xasprintf("kernel %s does not say which upstream stable release it carries (a distribution's build of %u.%u with its own backports): whether its md has the bugs rdctl refuses is unknown; look in its changelog for c916ca35308d, 5fa31c499281 and 93dec51e716d (the md/raid1 fixes), or for 9f3ced792203 and e879a0d9cb08 without them",
+			 release, maj, min);
 }
 
 const char *kernel_md_write_behind_bug(const char *rel)

@@ -87,6 +87,7 @@ json_t *json_mirror(const struct mirror *x)
 	jset(o, "array", jstr_or_null(x->array));
 	jset(o, "uuid", jstr_or_null(x->uuid));
 	jset(o, "configured", json_boolean(x->configured));
+	jset(o, "converted", json_boolean(x->converted));
 	jset(o, "rd", jstr_or_null(x->rd));
 	jset(o, "state", json_string(mirror_state_name(x->state)));
 	jset(o, "progress", x->progress < 0 ? json_null() : json_real(x->progress));

@@ -14,6 +14,7 @@
 
 #include "lib/config.h"
 #include "lib/config_edit.h"
+#include "lib/build_id.h"
 #include "lib/errors.h"
 #include "lib/seams.h"
 #include "lib/util.h"
@@ -447,18 +448,47 @@ static int read_config(struct status *st, const char *explicit_path)
 	return 0;
 }
 
+static bool mirror_converted(const struct status *st, const struct mirror *x)
+{
+	const struct md_array *a;
+	int persistent = 0;
+
+	if (x->rd)
+		return true;
+	if (x->ai < 0)
+		return false;
+	a = &st->arrays[x->ai];
+	for (size_t i = 0; i < a->nmembers; i++) {
+		const struct md_member *m = &a->members[i];
+
+		if (m->is_ram || (m->write_mostly && !m->faulty))
+			return true;
+		if (!m->spare && !m->faulty && m->slot >= 0)
+			persistent++;
+	}
+	return a->raid_disks > persistent;
+}
+
 /*
- * The module in memory must be rdctl's own version: a package upgrade
- * replaces the .ko on disk, but the module loaded before it stays in
- * memory while any rd disk (a RAM member) holds it, until the next boot.
+ * The module in memory must be rdctl's own build (lib/build_id.h): a
+ * package upgrade replaces the .ko on disk, but the module loaded before
+ * it stays in memory while any rd disk (a RAM member) holds it, until the
+ * next boot. One version string may name two builds: the identity names
+ * the commit, and the finding says what differs.
  */
 static void module_version_finding(struct status *st)
 {
-	if (!st->mod.loaded || !st->mod.version || !strcmp(st->mod.version, RDCTL_VERSION))
+	char *what;
+
+	if (!st->mod.loaded || !st->mod.version)
+		return;
+	what = build_id_difference(st->mod.version, rdctl_build_id());
+	if (!what)
 		return;
 	warnings_add(&st->w, SEV_WARNING, "module_version", NULL, NULL,
-		     xasprintf("the rdmirror module in memory is version %s, rdctl is %s: it was loaded before the package changed, and the next boot loads the new one; fix (now): rdctl --release, modprobe -r rdmirror, rdctl --restore",
-			       st->mod.version, RDCTL_VERSION));
+		     xasprintf("the rdmirror module in memory is version %s, rdctl is %s (%s): it was loaded before the package changed, and the next boot loads the new one; fix (now): rdctl --release, modprobe -r rdmirror, rdctl --restore",
+			       st->mod.version, rdctl_build_id(), what));
+	free(what);
 }
 
 /*
@@ -581,6 +611,8 @@ int status_collect(const char *config, struct status *st)
 		x->ai = (long)i;
 		mirror_of_array(st, x, NULL);
 	}
+	for (size_t i = 0; i < st->nmirrors; i++)
+		st->mirrors[i].converted = mirror_converted(st, &st->mirrors[i]);
 	{
 		struct warnings cw = st->w;
 

@@ -52,6 +52,15 @@ struct mirror {
 	bool full_recovery;	/* recovering: md refused the warm-up's re-add, recovers it all */
 	/* reads the members completed (read_counts() in status.c); -1 unknown */
 	int64_t ram_reads, disk_reads;
+	/*
+	 * The array is still set up for a RAM member: one in it, a slot for
+	 * one (raid-devices above its persistent members: what --release
+	 * leaves), or a write-mostly disk. Only rdctl --revert takes it back
+	 * to its disks; removing rdmirror before that strands it (the
+	 * packages' removal guards read rdmirror_mirror_converted). False
+	 * when the array is not assembled: nothing tells.
+	 */
+	bool converted;
 };
 
 /* The share of x's reads its RAM member served, 0 to 1; -1 unknown. */

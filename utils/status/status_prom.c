@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/build_id.h"
 #include "lib/util.h"
 
 static int family(FILE *f, const char *name, const char *type, const char *help)
@@ -45,6 +46,12 @@ static int64_t v_configured(const struct status *st, const struct mirror *x)
 	return x->configured;
 }
 
+static int64_t v_converted(const struct status *st, const struct mirror *x)
+{
+	(void)st;
+	return x->converted;
+}
+
 static int64_t v_present(const struct status *st, const struct mirror *x)
 {
 	(void)st;
@@ -76,9 +83,10 @@ static int64_t v_memory_errors(const struct status *st, const struct mirror *x)
 }
 
 /* One gauge a mirror; a value of -1 (unknown) is left out. */
-static int per_mirror(FILE *f, const struct status *st, const char *name, const char *help, mirror_value v)
+static int per_mirror_typed(FILE *f, const struct status *st, const char *type, const char *name, const char *help,
+			    mirror_value v)
 {
-	int r = family(f, name, "gauge", help);
+	int r = family(f, name, type, help);
 
 	for (size_t i = 0; i < st->nmirrors; i++) {
 		int64_t val = v(st, &st->mirrors[i]);
@@ -91,6 +99,11 @@ static int per_mirror(FILE *f, const struct status *st, const char *name, const 
 		free(l);
 	}
 	return r;
+}
+
+static int per_mirror(FILE *f, const struct status *st, const char *name, const char *help, mirror_value v)
+{
+	return per_mirror_typed(f, st, "gauge", name, help, v);
 }
 
 static int ratio(FILE *f, const struct status *st)
@@ -142,10 +155,28 @@ static int reads(FILE *f, const struct status *st)
 	return r;
 }
 
-static bool same_finding(const struct warning *a, const struct warning *b)
+/*
+ * The array a finding is about: its kernel name, or for an array that is
+ * not running (array_missing, which has none) the configuration's ARRAY
+ * its message names; "" for a finding about no array.
+ */
+static const char *finding_array(const struct status *st, const struct warning *w)
+{
+	if (w->array)
+		return w->array;
+	if (strcmp(w->code, "array_missing"))
+		return "";
+	for (size_t i = 0; i < st->nmirrors; i++)
+		if (st->mirrors[i].state == MIRROR_NOT_ASSEMBLED && st->mirrors[i].configured &&
+		    strstr(w->message, st->mirrors[i].spec))
+			return st->mirrors[i].spec;
+	return "";
+}
+
+static bool same_finding(const struct status *st, const struct warning *a, const struct warning *b)
 {
 	return !strcmp(a->code, b->code) && a->severity == b->severity &&
-	       !strcmp(a->array ? a->array : "", b->array ? b->array : "") &&
+	       !strcmp(finding_array(st, a), finding_array(st, b)) &&
 	       !strcmp(a->device ? a->device : "", b->device ? b->device : "");
 }
 
@@ -168,7 +199,7 @@ static int findings(FILE *f, const struct status *st)
 		char *c, *a, *d;
 
 		for (size_t j = 0; j < st->w.n; j++) {
-			if (!same_finding(w, &st->w.v[j]))
+			if (!same_finding(st, w, &st->w.v[j]))
 				continue;
 			first &= j >= i;
 			count++;
@@ -176,7 +207,7 @@ static int findings(FILE *f, const struct status *st)
 		if (!first)
 			continue;	/* counted with the first of its kind */
 		c = esc(w->code);
-		a = esc(w->array);
+		a = esc(finding_array(st, w));
 		d = esc(w->device);
 		r |= fprintf(f, "rdmirror_finding{code=\"%s\",array=\"%s\",device=\"%s\",severity=\"%s\"} %zu\n",
 			     c, a, d, sev[w->severity], count) < 0;
@@ -243,11 +274,25 @@ static int status_line(FILE *f, int value)
 	       (fprintf(f, "rdmirror_status %d\n", value) < 0);
 }
 
+/* rdctl's build identity and the module's in memory ("" when not loaded) */
+static int build_info(FILE *f, const struct status *st)
+{
+	char *v = esc(rdctl_build_id()), *m = esc(st->mod.loaded ? st->mod.version : NULL);
+	int r = family(f, "rdmirror_build_info", "gauge",
+		       "Always 1: rdctl's build identity (version) and the module's in memory (module_version), as rdctl --version prints them.");
+
+	r |= fprintf(f, "rdmirror_build_info{version=\"%s\",module_version=\"%s\"} 1\n", v, m) < 0;
+	free(v);
+	free(m);
+	return r;
+}
+
 int prom_print(FILE *f, const struct status *st)
 {
 	int r = status_line(f, (int)warnings_worst(&st->w));
 
 	r |= findings(f, st);
+	r |= build_info(f, st);
 	r |= family(f, "rdmirror_module_loaded", "gauge", "1 when the rdmirror module is loaded.");
 	r |= fprintf(f, "rdmirror_module_loaded %d\n", st->mod.loaded) < 0;
 	r |= module_mem(f, &st->mod);
@@ -255,6 +300,9 @@ int prom_print(FILE *f, const struct status *st)
 	r |= per_mirror(f, st, "rdmirror_mirror_configured",
 			"1 when the mirror is in the configuration (rdmirror.conf), 0 when it only has an rd member.",
 			v_configured);
+	r |= per_mirror(f, st, "rdmirror_mirror_converted",
+			"1 while the array is set up for a RAM member (one, a slot for one, or write-mostly disks), also after rdctl --release: rdctl --revert takes it back to its disks.",
+			v_converted);
 	r |= per_mirror(f, st, "rdmirror_mirror_ram_member_present",
 			"1 when the array has a working RAM member (in sync or recovering).", v_present);
 	r |= per_mirror(f, st, "rdmirror_mirror_ram_in_sync", "1 when the RAM member is in sync: reads come from RAM.",
@@ -263,9 +311,9 @@ int prom_print(FILE *f, const struct status *st)
 	r |= per_mirror(f, st, "rdmirror_mirror_recovery_eta_seconds",
 			"Seconds md expects the recovery of the RAM member to take yet, at its current speed.", v_eta);
 	r |= per_mirror(f, st, "rdmirror_mirror_ram_allocated_bytes", "Bytes of RAM the RAM member holds.", v_ram);
-	r |= per_mirror(f, st, "rdmirror_mirror_ram_memory_errors",
-			"Pages of the RAM member found broken by memory errors (md re-read their blocks from the disks).",
-			v_memory_errors);
+	r |= per_mirror_typed(f, st, "counter", "rdmirror_mirror_ram_memory_errors_total",
+			      "Pages of the RAM member found broken by memory errors since it was attached (md re-read their blocks from the disks).",
+			      v_memory_errors);
 	r |= reads(f, st);
 	return r ? -1 : 0;
 }

@@ -255,12 +255,16 @@ void warnings_compute(const struct md_array *arrays, size_t narrays,
 		      const struct meminfo *mi, struct warnings *w)
 {
 	const char *bug = kernel_md_bug(NULL);
+	char *unknown = bug ? NULL : kernel_md_bug_unknown(NULL);
 
 	memset(w, 0, sizeof(*w));
 	if (bug)
 		warnings_add(w, SEV_WARNING, "kernel_md_bug", NULL, NULL,
 			     xasprintf("this kernel has a known md bug: %s; rdctl --restore, --create, --convert and --refresh refuse to run on it without --ignore-kernel-bug",
 				       bug));
+	/* not guessed from a number that does not say: said, and not refused */
+	if (unknown)
+		warnings_add(w, SEV_OK, "kernel_md_bug_unknown", NULL, NULL, unknown);
 	for (size_t i = 0; i < narrays; i++)
 		array_warnings(&arrays[i], w);
 	for (size_t i = 0; i < ndisks; i++) {

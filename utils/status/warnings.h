@@ -45,6 +45,8 @@ struct warnings {
  *   OK, always:
  *     ram_reads_uncounted  a RAM member keeps no I/O statistics (its reads,
  *                        and so the RAM read share, count 0)
+ *     kernel_md_bug_unknown  the running kernel's upstream release, and so
+ *                        its md bugs, cannot be told (kernel_bugs.h)
  *   WARNING:
  *     not_write_mostly   a persistent member is not write-mostly
  *     one_persistent     only one persistent member
