@@ -37,3 +37,13 @@ if ! command -v vng >/dev/null 2>&1; then
 		pip install -q --break-system-packages virtme-ng
 fi
 command -v vng >/dev/null
+
+# The Ansible role's checks (test/ansible/): pinned, as CI's results must
+# not move with a new ansible-lint rule.
+if ! command -v ansible-playbook >/dev/null 2>&1 || ! command -v ansible-lint >/dev/null 2>&1; then
+	echo "deps: installing ansible-core and ansible-lint"
+	pip install -q ansible-core==2.19.14 ansible-lint==26.10.1 2>/dev/null ||
+		pip install -q --break-system-packages ansible-core==2.19.14 ansible-lint==26.10.1
+fi
+command -v ansible-playbook >/dev/null
+command -v ansible-lint >/dev/null
