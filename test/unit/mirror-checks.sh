@@ -216,6 +216,10 @@ expect_out_has "convert dry warm start" "  # warm start: copy /dev/md0 into the 
 expect_out_has "convert dry conf" "  # add to $conf: UUID=$uuid auto"
 expect_state "convert dry: sdc unchanged" sdc in_sync
 expect_conf "convert dry: config unchanged" "$conf_text"
+# without --config, every verb reads the file the tests' build is given
+# ($RDCTL_CONFIG, lib/config.h's config_path()), never the host's
+RDCTL_CONFIG=$conf run "convert dry, config seam" 0 --convert /dev/md0 --dry-run
+expect_out_has "convert dry, config seam" "  # add to $conf: UUID=$uuid auto"
 
 # --- revert: fail and remove, shrink, detach, write-mostly off, line gone ----
 raid1_tree

@@ -78,7 +78,7 @@ static int close_control(int fd, int rc)
 	return rc;
 }
 
-int cmd_attach(const struct opts *o, uint64_t size)
+int cmd_attach(const struct cli_opts *o, uint64_t size)
 {
 	unsigned index = 0;
 	int fd, rc, r;
@@ -86,22 +86,22 @@ int cmd_attach(const struct opts *o, uint64_t size)
 
 	if ((rc = change_begin("attach")))
 		return rc;
-	rc = check_memory(o, size, "attaching this disk");
+	rc = check_memory(o->m.ignore_memory, size, "attaching this disk");
 	if (rc)
 		return rc;
 	rc = control_open(true, &fd);
 	if (rc)
 		return rc;
-	r = ctl_add(fd, size, o->prealloc, &index);
-	rc = close_control(fd, r < 0 ? kernel_fail(-r, "attach", 0, size, o->prealloc) : 0);
+	r = ctl_add(fd, size, o->m.prealloc, &index);
+	rc = close_control(fd, r < 0 ? kernel_fail(-r, "attach", 0, size, o->m.prealloc) : 0);
 	if (rc)
 		return rc;
-	if (o->json) {
+	if (o->m.json) {
 		json_t *root = jobj(), *a = jobj();
 
 		jset(a, "name", json_sprintf("%s%u", RDMIRROR_DISK_PREFIX, index));
 		jset(a, "size", ju64(size));
-		jset(a, "preallocated", json_boolean(o->prealloc));
+		jset(a, "preallocated", json_boolean(o->m.prealloc));
 		jset(root, "attached", a);
 		return json_emit(root);
 	}
@@ -113,11 +113,11 @@ int cmd_attach(const struct opts *o, uint64_t size)
 	return 0;
 }
 
-static int emit_simple(const struct opts *o, const char *key, json_t *obj, char *text)
+static int emit_simple(const struct cli_opts *o, const char *key, json_t *obj, char *text)
 {
 	int r = 0;
 
-	if (o->json) {
+	if (o->m.json) {
 		json_t *root = jobj();
 
 		jset(root, key, obj);
@@ -131,7 +131,7 @@ static int emit_simple(const struct opts *o, const char *key, json_t *obj, char 
 	return r;
 }
 
-int cmd_detach(const struct opts *o, unsigned index)
+int cmd_detach(const struct cli_opts *o, unsigned index)
 {
 	int fd, rc, r;
 	json_t *obj;
@@ -150,7 +150,7 @@ int cmd_detach(const struct opts *o, unsigned index)
 	return emit_simple(o, "detached", obj, xasprintf("Detached device %s%u", RDMIRROR_DISK_PREFIX, index));
 }
 
-int cmd_resize(const struct opts *o, unsigned index, uint64_t size)
+int cmd_resize(const struct cli_opts *o, unsigned index, uint64_t size)
 {
 	struct rd_disk d;
 	uint64_t old;
@@ -167,7 +167,7 @@ int cmd_resize(const struct opts *o, unsigned index, uint64_t size)
 		return fail_errno(-r, "cannot read %s/block/rd%u: %s", sysfs_root(), index, strerror(-r));
 	old = d.size;
 	rd_disk_clear(&d);
-	if (size > old && (rc = check_memory(o, size - old, "growing this disk")))
+	if (size > old && (rc = check_memory(o->m.ignore_memory, size - old, "growing this disk")))
 		return rc;
 	rc = control_open(false, &fd);
 	if (rc)
@@ -188,7 +188,7 @@ int cmd_resize(const struct opts *o, unsigned index, uint64_t size)
 	return emit_simple(o, "resized", obj, text);
 }
 
-int cmd_flush(const struct opts *o, unsigned index)
+int cmd_flush(const struct cli_opts *o, unsigned index)
 {
 	struct rd_disk d;
 	bool has_before = false, has_after = false;

@@ -91,7 +91,7 @@ static int select_disks(struct rd_disk *disks, struct disk_view *views, size_t *
 	return rc;
 }
 
-int cmd_list(const struct opts *o, char *const names[], size_t nnames)
+int cmd_list(const struct cli_opts *o, char *const names[], size_t nnames)
 {
 	struct rd_disk *disks;
 	struct disk_view *views;
@@ -109,7 +109,7 @@ int cmd_list(const struct opts *o, char *const names[], size_t nnames)
 		}
 		shown = nnames;
 	}
-	if (o->json) {
+	if (o->m.json) {
 		json_t *root = jobj();
 
 		jset(root, "disks", json_disks(disks, views, shown));
@@ -150,7 +150,7 @@ static int status_json(const struct status *st)
  * The status could not be read: a monitoring system must see UNKNOWN
  * (the plugin line, rdmirror_status 3), not only an error on stderr.
  */
-static int status_unreadable(const struct opts *o, int rc)
+static int status_unreadable(const struct cli_opts *o, int rc)
 {
 	if (o->nagios) {
 		int r = nagios_unknown(stdout, error_message());
@@ -164,11 +164,11 @@ static int status_unreadable(const struct opts *o, int rc)
 	return rc;
 }
 
-int cmd_status(const struct opts *o)
+int cmd_status(const struct cli_opts *o)
 {
 	struct status st;
 	enum severity worst;
-	int rc = status_collect(o->config, &st), r;
+	int rc = status_collect(o->m.config, &st), r;
 
 	if (rc)
 		return status_unreadable(o, rc);
@@ -188,7 +188,7 @@ int cmd_status(const struct opts *o)
 			rc = fail_errno(EIO, "cannot write to standard output");
 		status_free(&st);
 		return rc;
-	} else if (o->json) {
+	} else if (o->m.json) {
 		rc = status_json(&st);
 	} else if (text_status(stdout, &st) < 0 || fflush(stdout) == EOF) {
 		rc = fail_errno(EIO, "cannot write to standard output");
@@ -200,13 +200,13 @@ int cmd_status(const struct opts *o)
 	return rc;
 }
 
-int cmd_version(const struct opts *o)
+int cmd_version(const struct cli_opts *o)
 {
 	struct module_info mod;
 	int rc = 0;
 
 	module_info_read(&mod);
-	if (o->json) {
+	if (o->m.json) {
 		json_t *root = jobj(), *v = jobj();
 
 		jset(v, "rdctl", json_string(RDCTL_VERSION));

@@ -46,7 +46,7 @@ static bool warm_bitmap(struct mirror_run *r, const char *kname, const char *mdp
 	return true;
 }
 
-int cmd_convert(const struct opts *o, const char *array)
+int cmd_convert(const struct mirror_opts *o, const char *array)
 {
 	struct md_array a = { 0 };
 	struct mirror_run r;
@@ -55,25 +55,25 @@ int cmd_convert(const struct opts *o, const char *array)
 	uint64_t need = 0, size;
 	bool warm;
 	int rc;
+	struct conf_file cf;
 
-	if ((rc = mirror_begin(o, "convert")) || (rc = check_kernel_bug(o, "convert")) ||
+	conf_file_init(&cf, o->config, o->json);
+	if ((rc = mirror_begin(o, "convert")) || (rc = check_kernel_bug(o->ignore_kernel_bug, "convert")) ||
 	    (rc = mirror_find_array(array, &mdpath, &kname, &a)))
 		goto out_early;
 	rc = EXIT_RUNTIME;
-	if (!a.level || strcmp(a.level, "raid1")) {
-		fail_errno(EINVAL, "%s is %s, not raid1: rdmirror mirrors only RAID1", array, a.level ? a.level : "of an unknown level");
+	if (refused(EINVAL, refuse_not_raid1(array, &a)))
 		goto out_early;
-	}
 	rm = mirror_rd_member(&a);
 	if (rm) {
 		bool found = false;
 
 		/* a --convert stopped half way: finish it as the boot's restore would */
-		if (!o->dry_run && conf_names_array(o, kname)) {
+		if (!o->dry_run && conf_names_array(&cf, kname)) {
 			if (!o->json)
 				printf("%s has a RAM member (%s, %s) and is in %s: finishing an interrupted --convert as rdctl --restore does\n",
-				       kname, rm->name, md_member_role(rm), conf_path_of(o));
-			rc = restore_array(o, kname, &found);
+				       kname, rm->name, md_member_role(rm), cf.path);
+			rc = restore_array(o, &cf, kname, &found);
 			if (found)
 				goto out_early;
 		}
@@ -130,7 +130,7 @@ int cmd_convert(const struct opts *o, const char *array)
 		free(a2);
 		goto out_early;
 	}
-	if ((rc = check_memory(o, size, "the RAM member")))
+	if ((rc = check_memory(o->ignore_memory, size, "the RAM member")))
 		goto out_early;
 
 	mirror_run_init(&r, "convert", kname, o->dry_run, o->json);
@@ -148,14 +148,14 @@ int cmd_convert(const struct opts *o, const char *array)
 	 */
 	r.size = size;
 	r.prealloc = o->prealloc;
-	rc = conf_add_line(&r, o, kname, o->auto_size);
+	rc = conf_add_line(&r, &cf, kname, o->auto_size);
 	if (rc) {
 		rc = mirror_failed(xasprintf("%s is unchanged", kname));
 		goto out;
 	}
 	rc = mdadm_conf_fit_step(&r);
 	if (rc) {
-		conf_undo_line(&r);
+		conf_undo_line(&r, &cf);
 		rc = mirror_failed(xasprintf("%s is unchanged", kname));
 		goto out;
 	}
@@ -163,7 +163,7 @@ int cmd_convert(const struct opts *o, const char *array)
 	if (rc) {
 		if (r.rd)
 			mirror_detach(&r, true);
-		conf_undo_line(&r);
+		conf_undo_line(&r, &cf);
 		rc = mirror_failed(xasprintf("%s is unchanged", kname));
 		goto out;
 	}
@@ -181,11 +181,11 @@ int cmd_convert(const struct opts *o, const char *array)
 		rc = mirror_mdadm(&r, false, "--grow", mdpath, rdn, "--force", NULL);
 		if (rc) {
 			mirror_detach(&r, true);
-			conf_undo_line(&r);
+			conf_undo_line(&r, &cf);
 			rc = mirror_failed(xasprintf("%s should be as it was: check mdadm --detail %s", kname, mdpath));
 			goto out;
 		}
-		warm = mirror_warm_ram(&r, kname, conf_path_of(o), &why);
+		warm = mirror_warm_ram(&r, kname, cf.path, &why);
 		if (!warm) {
 			mirror_note(&r, xasprintf("no warm start (%s): md recovers %s in full", why,
 						  r.rd ? r.rd : "the RAM disk"));
@@ -202,7 +202,7 @@ int cmd_convert(const struct opts *o, const char *array)
 		rc = mirror_add_ram(&r, mdpath, kname, rdpath);
 		if (rc) {
 			mirror_detach(&r, true);
-			conf_undo_line(&r);
+			conf_undo_line(&r, &cf);
 			rc = mirror_failed(xasprintf("%s is unchanged", kname));
 			goto out;
 		}
@@ -210,7 +210,7 @@ int cmd_convert(const struct opts *o, const char *array)
 		if (rc) {
 			if (!mirror_mdadm(&r, true, mdpath, "--remove", rdpath, NULL))
 				mirror_detach(&r, true);
-			conf_undo_line(&r);
+			conf_undo_line(&r, &cf);
 			rc = mirror_failed(xasprintf("%s should be as it was: check mdadm --detail %s", kname, mdpath));
 			goto out;
 		}
@@ -254,6 +254,7 @@ out:
 	mirror_run_free(&r);
 out_early:
 	md_array_clear(&a);
+	conf_file_free(&cf);
 	free(why);
 	free(msg);
 	free(rdpath);

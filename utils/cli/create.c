@@ -30,7 +30,7 @@
 #define LINK_WAIT_MS	3000
 #define POLL_MS		100
 
-static int create_dry_root(const struct opts *o)
+static int create_dry_root(const struct mirror_opts *o)
 {
 	if (!o->dry_run || geteuid() == 0)
 		return 0;
@@ -89,7 +89,7 @@ static char *wait_link(const char *name)
  * RAM slot, missing)? Then running --create again adds its line and
  * finishes it.
  */
-static bool created_here(const struct opts *o, const char *kname, char *const disks[], size_t ndisks)
+static bool created_here(const struct mirror_opts *o, const char *kname, char *const disks[], size_t ndisks)
 {
 	struct md_array a;
 	size_t found = 0;
@@ -118,7 +118,7 @@ static bool created_here(const struct opts *o, const char *kname, char *const di
 	return ours && found == ndisks;
 }
 
-int cmd_create(const struct opts *o, const char *array, char *const disks[], size_t ndisks)
+int cmd_create(const struct mirror_opts *o, const char *array, char *const disks[], size_t ndisks)
 {
 	struct disk_info *d = NULL;
 	struct mirror_run r;
@@ -128,8 +128,10 @@ int cmd_create(const struct opts *o, const char *array, char *const disks[], siz
 	size_t n = 0;
 	int rc;
 	bool undo_ok, warm = false;
+	struct conf_file cf;
 
-	if ((rc = mirror_begin(o, "create")) || (rc = create_dry_root(o)) || (rc = check_kernel_bug(o, "create")) ||
+	conf_file_init(&cf, o->config, o->json);
+	if ((rc = mirror_begin(o, "create")) || (rc = create_dry_root(o)) || (rc = check_kernel_bug(o->ignore_kernel_bug, "create")) ||
 	    (rc = mirror_parse_array(array, &mdpath, &kname)))
 		goto out_early;
 	if ((kname && md_has_members(kname)) || (!strncmp(array, "/dev/md/", 8) && path_exists(mdpath))) {
@@ -137,14 +139,14 @@ int cmd_create(const struct opts *o, const char *array, char *const disks[], siz
 
 		/* a --create stopped after mdadm --create: its line is in the
 		 * configuration already; finish it as the boot's restore would */
-		if (kname && md_has_members(kname) && !o->dry_run && !conf_names_array(o, kname) &&
+		if (kname && md_has_members(kname) && !o->dry_run && !conf_names_array(&cf, kname) &&
 		    created_here(o, kname, disks, ndisks))
-			conf_adopt_line(o, kname);
-		if (kname && md_has_members(kname) && !o->dry_run && conf_names_array(o, kname)) {
+			conf_adopt_line(&cf, kname, o->prealloc);
+		if (kname && md_has_members(kname) && !o->dry_run && conf_names_array(&cf, kname)) {
 			if (!o->json)
 				printf("%s exists and is in %s: finishing an interrupted --create as rdctl --restore does\n",
-				       kname, conf_path_of(o));
-			rc = restore_array(o, kname, &found);
+				       kname, cf.path);
+			rc = restore_array(o, &cf, kname, &found);
 			if (found)
 				goto out_early;
 		}
@@ -171,7 +173,7 @@ int cmd_create(const struct opts *o, const char *array, char *const disks[], siz
 	}
 	/* The RAM member needs at most what the smallest disk holds. */
 	size = o->auto_size ? smallest : o->size;
-	if ((rc = check_memory(o, size, "the RAM member")))
+	if ((rc = check_memory(o->ignore_memory, size, "the RAM member")))
 		goto out_early;
 
 	mirror_run_init(&r, "create", kname ? kname : array, o->dry_run, o->json);
@@ -264,7 +266,7 @@ int cmd_create(const struct opts *o, const char *array, char *const disks[], siz
 	 */
 	r.size = size;
 	r.prealloc = o->prealloc;
-	rc = conf_add_line(&r, o, kname ? kname : array, o->auto_size);
+	rc = conf_add_line(&r, &cf, kname ? kname : array, o->auto_size);
 	if (rc) {
 		undo_create(&r, mdpath, d, n);
 		rc = mirror_failed(xasprintf("%s was stopped and its disks wiped again", array));
@@ -287,7 +289,7 @@ int cmd_create(const struct opts *o, const char *array, char *const disks[], siz
 		const char *name = kname ? kname : array + strlen("/dev/");
 
 		if (!o->bitmap_none && !(rc = disks_write_mostly(&r, name, false)))
-			warm = mirror_warm_ram(&r, name, conf_path_of(o), &why);
+			warm = mirror_warm_ram(&r, name, cf.path, &why);
 		if (!rc && !warm) {
 			if (why)
 				mirror_note(&r, xasprintf("no warm start (%s): md recovers %s in full", why,
@@ -307,7 +309,7 @@ int cmd_create(const struct opts *o, const char *array, char *const disks[], siz
 		undo_ok = true;
 		undo_create(&r, mdpath, d, n);
 		if (r.config_changed && !r.dry_run)
-			conf_undo_line(&r);
+			conf_undo_line(&r, &cf);
 		for (size_t i = 0; i < r.nsteps; i++)
 			undo_ok &= strcmp(r.steps[i].status, "failed") || !r.steps[i].undo;
 		rc = mirror_failed(undo_ok ? xasprintf("undone: %s was stopped and its disks wiped again", array)
@@ -337,6 +339,7 @@ out_early:
 	for (size_t i = 0; i < n && d; i++)
 		disk_info_clear(&d[i]);
 	free(d);
+	conf_file_free(&cf);
 	free(args);
 	free(msg);
 	free(why);

@@ -304,7 +304,7 @@ static bool is_mirror_cmd(enum command c)
 	return c == CMD_CREATE || c == CMD_CONVERT || c == CMD_REVERT || c == CMD_REFRESH;
 }
 
-static int run(int argc, char **argv, struct opts *o)
+static int run(int argc, char **argv, struct cli_opts *o)
 {
 	enum command cmd = CMD_NONE;
 	const char *arg = NULL, *size_arg = NULL, *bitmap_arg = NULL, *timeout_arg = NULL;
@@ -331,19 +331,19 @@ static int run(int argc, char **argv, struct opts *o)
 		case 'h': next = CMD_HELP; break;
 		case 'V': next = CMD_VERSION; break;
 		case 'j':
-		case 'J': o->json = true; break;
-		case OPT_PREALLOC: o->prealloc = true; break;
-		case OPT_FORCE: o->force = true; break;
-		case OPT_IGNORE_MEMORY: o->ignore_memory = true; break;
-		case OPT_IGNORE_KERNEL_BUG: o->ignore_kernel_bug = true; break;
+		case 'J': o->m.json = true; break;
+		case OPT_PREALLOC: o->m.prealloc = true; break;
+		case OPT_FORCE: o->m.force = true; break;
+		case OPT_IGNORE_MEMORY: o->m.ignore_memory = true; break;
+		case OPT_IGNORE_KERNEL_BUG: o->m.ignore_kernel_bug = true; break;
 		case OPT_RESTORE: next = CMD_RESTORE; break;
 		case OPT_RELEASE: next = CMD_RELEASE; break;
-		case OPT_WAIT: o->wait = true; break;
+		case OPT_WAIT: o->m.wait = true; break;
 		case OPT_CREATE: next = CMD_CREATE; break;
 		case OPT_CONVERT: next = CMD_CONVERT; break;
 		case OPT_REVERT: next = CMD_REVERT; break;
 		case OPT_REFRESH: next = CMD_REFRESH; break;
-		case OPT_DRY_RUN: o->dry_run = true; break;
+		case OPT_DRY_RUN: o->m.dry_run = true; break;
 		case 'n': o->list.noheadings = true; table_opt = "--noheadings"; break;
 		case 'b': o->list.bytes = true; table_opt = "--bytes"; break;
 		case OPT_RAW: o->list.raw = true; table_opt = "--raw"; break;
@@ -377,9 +377,9 @@ static int run(int argc, char **argv, struct opts *o)
 			bitmap_arg = optarg;
 			break;
 		case OPT_CONFIG:
-			if (!rc && o->config)
+			if (!rc && o->m.config)
 				rc = usage_error("--config given twice: give one file");
-			o->config = optarg;
+			o->m.config = optarg;
 			break;
 		case ':':
 			if (!rc)
@@ -427,48 +427,48 @@ static int run(int argc, char **argv, struct opts *o)
 	}
 	if (table_opt && cmd != CMD_LIST)
 		return usage_error("%s goes with --list only", table_opt);
-	if (table_opt && o->json)
+	if (table_opt && o->m.json)
 		return usage_error("%s and --json cannot be used together: the JSON document has every field",
 				   table_opt);
 	if (o->quiet && cmd != CMD_STATUS)
 		return usage_error("--quiet goes with --status only");
 	if ((o->nagios || o->prometheus) && cmd != CMD_STATUS)
 		return usage_error("%s goes with --status only", o->nagios ? "--nagios" : "--prometheus");
-	if (o->nagios + o->prometheus + o->json + o->quiet > 1)
+	if (o->nagios + o->prometheus + o->m.json + o->quiet > 1)
 		return usage_error("--nagios, --prometheus, --json and --quiet cannot be used together: give one output form");
-	if (timeout_arg && !o->wait)
+	if (timeout_arg && !o->m.wait)
 		return usage_error("--timeout goes with --wait only");
-	if (timeout_arg && (rc = parse_timeout(timeout_arg, &o->timeout)))
+	if (timeout_arg && (rc = parse_timeout(timeout_arg, &o->m.timeout)))
 		return rc;
-	if (o->prealloc && cmd != CMD_ATTACH && cmd != CMD_CREATE && cmd != CMD_CONVERT)
+	if (o->m.prealloc && cmd != CMD_ATTACH && cmd != CMD_CREATE && cmd != CMD_CONVERT)
 		return usage_error("--prealloc goes with --attach, --create or --convert only");
-	if (o->force && cmd != CMD_CREATE)
+	if (o->m.force && cmd != CMD_CREATE)
 		return usage_error("--force goes with --create only: past the memory check give --ignore-memory, past a known md bug --ignore-kernel-bug");
-	if (o->ignore_memory && cmd != CMD_ATTACH && cmd != CMD_RESIZE && cmd != CMD_CREATE && cmd != CMD_CONVERT &&
+	if (o->m.ignore_memory && cmd != CMD_ATTACH && cmd != CMD_RESIZE && cmd != CMD_CREATE && cmd != CMD_CONVERT &&
 	    cmd != CMD_RESTORE)
 		return usage_error("--ignore-memory goes with --attach, --resize, --create, --convert or --restore only");
-	if (o->ignore_kernel_bug && cmd != CMD_CREATE && cmd != CMD_CONVERT && cmd != CMD_RESTORE && cmd != CMD_REFRESH)
+	if (o->m.ignore_kernel_bug && cmd != CMD_CREATE && cmd != CMD_CONVERT && cmd != CMD_RESTORE && cmd != CMD_REFRESH)
 		return usage_error("--ignore-kernel-bug goes with --create, --convert, --restore or --refresh only");
-	if (o->wait && cmd != CMD_RESTORE && cmd != CMD_CREATE && cmd != CMD_CONVERT && cmd != CMD_REFRESH)
+	if (o->m.wait && cmd != CMD_RESTORE && cmd != CMD_CREATE && cmd != CMD_CONVERT && cmd != CMD_REFRESH)
 		return usage_error("--wait goes with --restore, --create, --convert or --refresh only");
-	if (o->config && cmd != CMD_RESTORE && cmd != CMD_STATUS && !is_mirror_cmd(cmd))
+	if (o->m.config && cmd != CMD_RESTORE && cmd != CMD_STATUS && !is_mirror_cmd(cmd))
 		return usage_error("--config goes with --status, --restore, --create, --convert, --revert or --refresh only");
-	if (o->config && !*o->config)
+	if (o->m.config && !*o->m.config)
 		return usage_error("--config needs a file name");
 	if (size_arg && cmd != CMD_CREATE && cmd != CMD_CONVERT)
 		return usage_error("--size goes with --create or --convert only (--attach and --resize take the size itself)");
 	if (bitmap_arg && cmd != CMD_CREATE)
 		return usage_error("--bitmap goes with --create only");
-	if (o->dry_run && !is_mirror_cmd(cmd) && cmd != CMD_RELEASE && cmd != CMD_RESTORE)
+	if (o->m.dry_run && !is_mirror_cmd(cmd) && cmd != CMD_RELEASE && cmd != CMD_RESTORE)
 		return usage_error("--dry-run goes with --create, --convert, --revert, --refresh, --release or --restore only");
-	if (o->dry_run && o->wait)
+	if (o->m.dry_run && o->m.wait)
 		return usage_error("--dry-run and --wait cannot be used together: a dry run starts nothing to wait for");
-	o->auto_size = !size_arg || !strcmp(size_arg, "auto");
-	if (!o->auto_size && (rc = parse_size_arg(size_arg, &o->size)))
+	o->m.auto_size = !size_arg || !strcmp(size_arg, "auto");
+	if (!o->m.auto_size && (rc = parse_size_arg(size_arg, &o->m.size)))
 		return rc;
 	if (bitmap_arg && strcmp(bitmap_arg, "internal") && strcmp(bitmap_arg, "none"))
 		return usage_error("invalid --bitmap '%s': expected internal or none", bitmap_arg);
-	o->bitmap_none = bitmap_arg && !strcmp(bitmap_arg, "none");
+	o->m.bitmap_none = bitmap_arg && !strcmp(bitmap_arg, "none");
 
 	switch (cmd) {
 	case CMD_ATTACH:
@@ -492,17 +492,17 @@ static int run(int argc, char **argv, struct opts *o)
 	case CMD_VERSION:
 		return cmd_version(o);
 	case CMD_RESTORE:
-		return cmd_restore(o);
+		return cmd_restore(&o->m);
 	case CMD_RELEASE:
-		return cmd_release(o, argv + optind, (size_t)(argc - optind));
+		return cmd_release(&o->m, argv + optind, (size_t)(argc - optind));
 	case CMD_CREATE:
-		return cmd_create(o, arg, argv + optind, (size_t)(argc - optind));
+		return cmd_create(&o->m, arg, argv + optind, (size_t)(argc - optind));
 	case CMD_CONVERT:
-		return cmd_convert(o, arg);
+		return cmd_convert(&o->m, arg);
 	case CMD_REVERT:
-		return cmd_revert(o, arg);
+		return cmd_revert(&o->m, arg);
 	case CMD_REFRESH:
-		return cmd_refresh(o, arg);
+		return cmd_refresh(&o->m, arg);
 	default:
 		return usage_error("no command given: see rdctl --help");
 	}
@@ -510,10 +510,10 @@ static int run(int argc, char **argv, struct opts *o)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { 0 };
+	struct cli_opts o = { 0 };
 	int rc = run(argc, argv, &o);
 
 	if (rc)
-		error_report(o.json);
+		error_report(o.m.json);
 	return rc;
 }

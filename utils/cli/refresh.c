@@ -30,21 +30,22 @@
  *   an internal bitmap, add it: md recovers it from the disks. Reads go to
  *   the disks until it is in sync again.
  */
-int cmd_refresh(const struct opts *o, const char *array)
+int cmd_refresh(const struct mirror_opts *o, const char *array)
 {
 	struct md_array a = { 0 };
 	struct mirror_run r;
 	const struct md_member *rm;
 	struct rd_disk d = { 0 };
-	struct md_ranges only;
 	char *mdpath = NULL, *kname = NULL, *rdpath = NULL, *rdn = NULL, *s, *why = NULL;
 	unsigned index;
 	int rc, slotted, persistent, top, raid_disks;
 	bool prealloc = false, compact, warm;
 	struct warmup w;
 	uint64_t size;
+	struct conf_file cf;
 
-	if ((rc = mirror_begin(o, "refresh")) || (rc = check_kernel_bug(o, "refresh")) ||
+	conf_file_init(&cf, o->config, o->json);
+	if ((rc = mirror_begin(o, "refresh")) || (rc = check_kernel_bug(o->ignore_kernel_bug, "refresh")) ||
 	    (rc = mirror_find_array(array, &mdpath, &kname, &a)))
 		goto out_early;
 	rc = EXIT_RUNTIME;
@@ -81,16 +82,8 @@ int cmd_refresh(const struct opts *o, const char *array)
 			   array);
 		goto out_early;
 	}
-	md_ram_only_ranges(&a, &only);
-	if (only.n) {
-		char *ranges = md_ranges_str(&only, 8);
-
-		fail_errno(EBUSY, "not refreshing %s: every disk has recorded bad blocks at sectors %s (md's bad_blocks): %s holds the only good copy of them; give md a good copy first: mdadm %s --add NEWDISK",
-			   array, ranges, rm->name, mdpath);
-		free(ranges);
-		md_ranges_clear(&only);
+	if (refused(EBUSY, refuse_ram_only(&a, "refreshing", array, NULL, rm->name, mdpath)))
 		goto out_early;
-	}
 	if (!rd_parse_name(rm->name, &index) || rd_disk_read(index, &d) < 0) {
 		fail_errno(EIO, "cannot read %s's size in %s/block/%s", rm->name, sysfs_root(), rm->name);
 		goto out_early;
@@ -146,7 +139,7 @@ int cmd_refresh(const struct opts *o, const char *array)
 	free(rdpath);
 	rdpath = r.rd ? md_dev_path(r.rd) : xasprintf("%s/rdN", dev_root());
 	/* the top slot empty (not after a compaction: the grow comes after the add) */
-	warm = !compact && mirror_warm_ram(&r, kname, conf_path_of(o), &why);
+	warm = !compact && mirror_warm_ram(&r, kname, cf.path, &why);
 	if (!warm && why)
 		mirror_note(&r, xasprintf("no warm start (%s): md recovers %s in full", why, r.rd ? r.rd : "it"));
 	rc = warm ? 0 : mirror_add_ram(&r, mdpath, kname, rdpath);
@@ -183,6 +176,7 @@ out:
 	mirror_run_free(&r);
 out_early:
 	md_array_clear(&a);
+	conf_file_free(&cf);
 	free(why);
 	free(rdpath);
 	free(rdn);

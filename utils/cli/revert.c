@@ -11,6 +11,7 @@
 #include "lib/errors.h"
 #include "lib/util.h"
 #include "md/md_ops.h"
+#include "mirror/checks.h"
 #include "mirror/conf_steps.h"
 #include "mirror/steps.h"
 #include "mirror/warmup.h"
@@ -27,7 +28,7 @@ static int stop_warmup(const char *kname)
 	return -1;
 }
 
-int cmd_revert(const struct opts *o, const char *array)
+int cmd_revert(const struct mirror_opts *o, const char *array)
 {
 	struct md_array a = { 0 };
 	struct mirror_run r;
@@ -36,31 +37,21 @@ int cmd_revert(const struct opts *o, const char *array)
 	size_t in_sync = 0;
 	int slotted, persistent, top;
 	int rc;
+	struct conf_file cf;
 
+	conf_file_init(&cf, o->config, o->json);
 	if ((rc = mirror_begin(o, "revert")) || (rc = mirror_find_array(array, &mdpath, &kname, &a)))
 		goto out_early;
 	rc = EXIT_RUNTIME;
 	if (!o->dry_run && stop_warmup(kname))
 		goto out_early;
 	rm = mirror_rd_member(&a);
-	if (!rm && !conf_names_array(o, kname)) {
+	if (!rm && !conf_names_array(&cf, kname)) {
 		fail_errno(ENOENT, "%s has no RAM member: nothing to revert", array);
 		goto out_early;
 	}
-	if (rm) {
-		struct md_ranges only;
-
-		md_ram_only_ranges(&a, &only);
-		if (only.n) {
-			char *ranges = md_ranges_str(&only, 8);
-
-			fail_errno(EBUSY, "not reverting %s: every disk has recorded bad blocks at sectors %s (md's bad_blocks): %s holds the only good copy of them; give md a good copy first: mdadm %s --add NEWDISK (md copies them from RAM), or --replace the disk",
-				   array, ranges, rm->name, mdpath);
-			free(ranges);
-			md_ranges_clear(&only);
-			goto out_early;
-		}
-	}
+	if (rm && refused(EBUSY, refuse_ram_only(&a, "reverting", array, NULL, rm->name, mdpath)))
+		goto out_early;
 	/* Never take away the only complete copy. */
 	for (size_t i = 0; i < a.nmembers; i++) {
 		const struct md_member *m = &a.members[i];
@@ -129,7 +120,7 @@ int cmd_revert(const struct opts *o, const char *array)
 					     kname));
 		goto out;
 	}
-	rc = conf_remove_lines(&r, o, kname);
+	rc = conf_remove_lines(&r, &cf, kname);
 	if (rc) {
 		rc = mirror_failed(xasprintf("%s runs on its disks, but its line in %s is left: remove it by hand, or rdctl --restore will add a RAM member again at the next boot",
 					     kname, r.config_path));
@@ -150,6 +141,7 @@ out:
 	mirror_run_free(&r);
 out_early:
 	md_array_clear(&a);
+	conf_file_free(&cf);
 	free(rdpath);
 	free(rdn);
 	free(mdpath);

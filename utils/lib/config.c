@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "lib/seams.h"
 #include "lib/size.h"
 #include "lib/util.h"
 
@@ -21,6 +22,13 @@ static void add_error(struct config *c, int line, char *message)
 	c->errs[c->nerrs].line = line;
 	c->errs[c->nerrs].message = message;
 	c->nerrs++;
+}
+
+const char *config_path(const char *given)
+{
+	const char *p = given ? given : seam("RDCTL_CONFIG");
+
+	return p && *p ? p : CONFIG_DEFAULT_PATH;
 }
 
 bool config_uuid_valid(const char *s)

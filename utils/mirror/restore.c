@@ -250,7 +250,7 @@ static bool warming_already(struct boot_item *it, const char *mdname, bool rd_in
 	return true;
 }
 
-static void restore_one(const struct conf_mirror *m, const struct config *cfg, const struct opts *o,
+static void restore_one(const struct conf_mirror *m, const struct config *cfg, const struct mirror_opts *o,
 			struct boot_report *rep)
 {
 	struct boot_item *it = boot_item_new(rep, m->spec);
@@ -259,7 +259,7 @@ static void restore_one(const struct conf_mirror *m, const struct config *cfg, c
 	const struct md_member *rm;
 	unsigned index;
 	uint64_t size = m->size;
-	char *msg = NULL, *dev = NULL, *path = NULL, *warm_note = NULL;
+	char *msg = NULL, *dev = NULL, *path = NULL, *warm_note = NULL, *why;
 	struct md_super sb;
 	int r, slotted, persistent, top, raid_disks;
 	bool compacted = false, grow, warm = false, made = false;
@@ -278,9 +278,8 @@ static void restore_one(const struct conf_mirror *m, const struct config *cfg, c
 		boot_item_fail(it, errno_code(-r), xasprintf("cannot read %s: %s", mdname, strerror(-r)));
 		goto out;
 	}
-	if (!a.level || strcmp(a.level, "raid1")) {
-		boot_item_fail(it, "EINVAL", xasprintf("%s is %s, not raid1: rdmirror mirrors only RAID1",
-						       mdname, a.level ? a.level : "of an unknown level"));
+	if ((why = refuse_not_raid1(mdname, &a))) {
+		boot_item_fail(it, "EINVAL", why);
 		md_array_clear(&a);
 		goto out;
 	}
@@ -458,15 +457,15 @@ static void drop_same_arrays(struct config *cfg)
 	free(names);
 }
 
-int restore_array(const struct opts *o, const char *kname, bool *found)
+int restore_array(const struct mirror_opts *o, struct conf_file *f, const char *kname, bool *found)
 {
-	const char *path = o->config ? o->config : CONFIG_DEFAULT_PATH;
 	struct boot_report rep = { 0 };
 	struct config cfg;
 	int rc = 0;
 
 	*found = false;
-	if (config_read(path, &cfg) < 0) {
+	if (conf_file_parse(f, &cfg)) {
+		error_reset();
 		config_free(&cfg);
 		return 0;
 	}
@@ -490,14 +489,14 @@ int restore_array(const struct opts *o, const char *kname, bool *found)
 	return rc;
 }
 
-int cmd_restore(const struct opts *o)
+int cmd_restore(const struct mirror_opts *o)
 {
-	const char *path = o->config ? o->config : CONFIG_DEFAULT_PATH;
+	const char *path = config_path(o->config);
 	struct boot_report rep = { 0 };
 	struct config cfg;
 	int r, rc;
 
-	if ((rc = mirror_begin(o, "restore")) || (rc = check_kernel_bug(o, "restore")))
+	if ((rc = mirror_begin(o, "restore")) || (rc = check_kernel_bug(o->ignore_kernel_bug, "restore")))
 		return rc;
 	r = config_read(path, &cfg);
 

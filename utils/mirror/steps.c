@@ -25,7 +25,7 @@
  * lock, and needs no root to read what sysfs shows (--convert, --revert);
  * --create's opens the disks (create_dry_root()).
  */
-int mirror_begin(const struct opts *o, const char *verb)
+int mirror_begin(const struct mirror_opts *o, const char *verb)
 {
 	return o->dry_run ? 0 : change_begin(verb);
 }
@@ -154,7 +154,7 @@ int mirror_warm_ram(struct mirror_run *r, const char *kname, const char *conf_pa
 }
 
 /* The RAM member's sync state in words, and --wait. */
-int mirror_finish_sync(struct mirror_run *r, const struct opts *o, const char *kname)
+int mirror_finish_sync(struct mirror_run *r, const struct mirror_opts *o, const char *kname)
 {
 	struct warmup w;
 	struct md_array a;
@@ -199,7 +199,7 @@ int mirror_finish_sync(struct mirror_run *r, const struct opts *o, const char *k
 
 /* create and convert, once the RAM member is in: the configuration line,
  * the mdadm.conf check, the sync state (and --wait). 0 or an exit code. */
-int mirror_finish(struct mirror_run *r, const struct opts *o, const char *kname, const char *mdpath)
+int mirror_finish(struct mirror_run *r, const struct mirror_opts *o, const char *kname, const char *mdpath)
 {
 	mdadm_conf_check_listed(r, mdpath);
 	return mirror_finish_sync(r, o, kname);
