@@ -82,3 +82,24 @@ bool refused(int e, char *why)
 	free(why);
 	return true;
 }
+
+char *refuse_ram_holds_all(const struct md_array *a, const char *doing, const char *array, const char *mdpath)
+{
+	size_t in_sync = 0;
+
+	for (size_t i = 0; i < a->nmembers; i++) {
+		const struct md_member *m = &a->members[i];
+
+		if (m->is_ram || m->faulty)
+			continue;
+		/* in the array (a slot) but not in sync: md is recovering it */
+		if (!m->in_sync && m->slot >= 0)
+			return xasprintf("%s of %s is not in sync yet (%s): until it is, only the RAM member holds all the data; wait (mdadm --wait %s) and try again",
+					 m->name, array, m->state ? m->state : "state unknown", mdpath);
+		in_sync += m->in_sync;
+	}
+	if (in_sync == 0)
+		return xasprintf("%s has no persistent member in sync: its data is only in RAM, and %s would lose it; add a disk first (mdadm %s --add DISK)",
+				 array, doing, mdpath);
+	return NULL;
+}

@@ -35,4 +35,11 @@ char *refuse_not_raid1(const char *name, const struct md_array *a);
 char *refuse_ram_only(const struct md_array *a, const char *doing, const char *subject, const char *of_array,
 		      const char *rd, const char *mdpath);
 
+/*
+ * Taking the RAM member out (doing: "reverting", "refreshing") needs every
+ * persistent member in a slot in sync, and one at least: until then only
+ * RAM holds all the data. array: as given; mdpath: what mdadm is given.
+ */
+char *refuse_ram_holds_all(const struct md_array *a, const char *doing, const char *array, const char *mdpath);
+
 #endif
