@@ -21,6 +21,18 @@
 #include "lib/util.h"
 #include "rd/control.h"
 
+int disk_arg(const char *arg, unsigned *index)
+{
+	if (rd_parse_name(arg, index))
+		return 0;
+	return fail(EXIT_USAGE, "USAGE", "invalid disk name '%s': expected rdN or /dev/rdN, for example rd0", arg);
+}
+
+static int no_such_disk(unsigned index)
+{
+	return fail_errno(ENODEV, "no such disk rd%u: see rdctl --list", index);
+}
+
 /*
  * Map a kernel errno of an ioctl to one line naming the cause and the way
  * out. op is "attach", "detach", "resize" or "flush"; index is the disk
@@ -43,7 +55,7 @@ static int kernel_fail(int e, const char *op, unsigned index, uint64_t size, boo
 	} else if (e == ENOSPC && attach) {
 		rc = fail_errno(e, "the rdmirror module's max_disks limit is reached: detach a disk first, or reload the module with a larger max_disks");
 	} else if ((e == ENODEV || e == ENXIO) && !attach) {
-		rc = fail_errno(ENODEV, "no such disk rd%u: see rdctl --list", index);
+		rc = no_such_disk(index);
 	} else if (e == EBUSY && !attach) {
 		busy = busy_message(index);
 		if (resize)
@@ -162,7 +174,7 @@ int cmd_resize(const struct cli_opts *o, unsigned index, uint64_t size)
 		return rc;
 	r = rd_disk_read(index, &d);
 	if (r == -ENODEV)
-		return fail_errno(ENODEV, "no such disk rd%u: see rdctl --list", index);
+		return no_such_disk(index);
 	if (r < 0)
 		return fail_errno(-r, "cannot read %s/block/rd%u: %s", sysfs_root(), index, strerror(-r));
 	old = d.size;

@@ -49,11 +49,8 @@ static int select_disks(struct rd_disk *disks, struct disk_view *views, size_t *
 		unsigned index;
 		size_t j;
 
-		if (!rd_parse_name(names[i], &index)) {
-			rc = fail(EXIT_USAGE, "USAGE", "invalid disk name '%s': expected rdN or /dev/rdN, for example rd0",
-				  names[i]);
+		if ((rc = disk_arg(names[i], &index)))
 			break;
-		}
 		for (j = 0; j < *n && disks[j].index != index; j++)
 			;
 		if (j == *n)

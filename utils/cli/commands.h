@@ -23,6 +23,9 @@ struct cli_opts {
 	struct list_format list; /* --list: -o, --raw, -n, -b */
 };
 
+/* rdN or /dev/rdN: its index, or a usage error. */
+int disk_arg(const char *arg, unsigned *index);
+
 int cmd_attach(const struct cli_opts *o, uint64_t size);
 int cmd_detach(const struct cli_opts *o, unsigned index);
 int cmd_resize(const struct cli_opts *o, unsigned index, uint64_t size);

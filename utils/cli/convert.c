@@ -172,8 +172,7 @@ static int convert_warm(struct mirror_ctx *c, struct mirror_run *r, const char *
 	*warm = mirror_warm_ram(r, c->kname, c->conf.path, &why);
 	if (*warm)
 		return 0;
-	mirror_note(r, xasprintf("no warm start (%s): md recovers %s in full", why, r->rd ? r->rd : "the RAM disk"));
-	free(why);
+	mirror_note_cold(r, why);
 	rc = mirror_add_ram(r, c->mdpath, c->kname, rdpath);
 	if (rc) {
 		mirror_detach(r, true);

@@ -279,9 +279,8 @@ static int create_ram(struct create_ctx *c, struct mirror_run *r, bool *warm)
 	if (!c->o->bitmap_none && !(rc = disks_write_mostly(r, name, false)))
 		*warm = mirror_warm_ram(r, name, c->conf.path, &why);
 	if (!rc && !*warm) {
-		if (why)
-			mirror_note(r, xasprintf("no warm start (%s): md recovers %s in full", why,
-						 r->rd ? r->rd : "the RAM disk"));
+		mirror_note_cold(r, why);
+		why = NULL;
 		if (!c->o->bitmap_none)
 			rc = disks_write_mostly(r, name, true);
 		if (!rc)

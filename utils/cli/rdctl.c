@@ -307,13 +307,6 @@ static int check_swallowed(char **argv, int c)
 			   (int)strcspn(word, "="), word, optarg);
 }
 
-static int parse_disk(const char *arg, unsigned *index)
-{
-	if (rd_parse_name(arg, index))
-		return 0;
-	return fail(EXIT_USAGE, "USAGE", "invalid disk name '%s': expected rdN or /dev/rdN, for example rd0", arg);
-}
-
 static int parse_size_arg(const char *arg, uint64_t *size)
 {
 	char *msg;
@@ -510,17 +503,18 @@ static int print_help(void)
 /* The words after the options: what the command takes. */
 static int check_operands(int argc, char **argv, enum command cmd)
 {
-	if (cmd == CMD_RESIZE) {
-		if (optind >= argc)
-			return usage_error("--resize needs a disk and a size, for example rdctl --resize rd0 4G");
-		if (optind + 1 < argc)
-			return usage_error("unexpected argument '%s': see rdctl --help", argv[optind + 1]);
-	} else if (cmd == CMD_CREATE) {
-		if (optind >= argc)
-			return usage_error("--create needs an array and at least one disk, for example rdctl --create /dev/md0 /dev/sdb /dev/sdc");
-	} else if (optind < argc && cmd != CMD_LIST && cmd != CMD_RELEASE) {
-		return usage_error("unexpected argument '%s': see rdctl --help", argv[optind]);
-	}
+	int extra = argc;	/* the first word the command does not take */
+
+	if (cmd == CMD_RESIZE && optind >= argc)
+		return usage_error("--resize needs a disk and a size, for example rdctl --resize rd0 4G");
+	if (cmd == CMD_CREATE && optind >= argc)
+		return usage_error("--create needs an array and at least one disk, for example rdctl --create /dev/md0 /dev/sdb /dev/sdc");
+	if (cmd == CMD_RESIZE)
+		extra = optind + 1;
+	else if (cmd != CMD_CREATE && cmd != CMD_LIST && cmd != CMD_RELEASE)
+		extra = optind;
+	if (extra < argc)
+		return usage_error("unexpected argument '%s': see rdctl --help", argv[extra]);
 	return 0;
 }
 
@@ -584,15 +578,15 @@ static int dispatch(int argc, char **argv, const struct cli_opts *o, const struc
 		rc = parse_size_arg(p->arg, &size);
 		return rc ? rc : cmd_attach(o, size);
 	case CMD_DETACH:
-		rc = parse_disk(p->arg, &index);
+		rc = disk_arg(p->arg, &index);
 		return rc ? rc : cmd_detach(o, index);
 	case CMD_RESIZE:
-		rc = parse_disk(p->arg, &index);
+		rc = disk_arg(p->arg, &index);
 		if (!rc)
 			rc = parse_size_arg(argv[optind], &size);
 		return rc ? rc : cmd_resize(o, index, size);
 	case CMD_FLUSH:
-		rc = parse_disk(p->arg, &index);
+		rc = disk_arg(p->arg, &index);
 		return rc ? rc : cmd_flush(o, index);
 	case CMD_LIST:
 		return cmd_list(o, argv + optind, (size_t)(argc - optind));
@@ -612,8 +606,8 @@ static int dispatch(int argc, char **argv, const struct cli_opts *o, const struc
 		return cmd_revert(&o->m, p->arg);
 	case CMD_REFRESH:
 		return cmd_refresh(&o->m, p->arg);
-	default:
-		return usage_error("no command given: see rdctl --help");
+	default:	/* none, --help: run() answered them */
+		return EXIT_USAGE;
 	}
 }
 

@@ -74,6 +74,13 @@ static int refresh_refused(struct mirror_ctx *c, struct refresh_plan *p)
 	return 0;
 }
 
+/* The state after a failed step once the RAM member left. Returns the exit code. */
+static int without_ram(const struct mirror_ctx *c)
+{
+	return mirror_failed(xasprintf("%s runs on its disks without its RAM member: rdctl --restore puts it back",
+				       c->kname));
+}
+
 /* "mdadm --grow MD --raid-devices=n" as a step. 0 or an exit code. */
 static int grow_to(struct mirror_run *r, const char *mdpath, int n)
 {
@@ -103,8 +110,7 @@ static int refresh_take_out(struct mirror_ctx *c, struct mirror_run *r, const st
 	free(r->rd);
 	r->rd = NULL;
 	if (p->compact && ((rc = mdadm_conf_fit_step(r)) || (rc = grow_to(r, c->mdpath, p->persistent))))
-		return mirror_failed(xasprintf("%s runs on its disks without its RAM member: rdctl --restore puts it back",
-					       c->kname));
+		return without_ram(c);
 	return 0;
 }
 
@@ -116,20 +122,19 @@ static int refresh_put_back(struct mirror_ctx *c, struct mirror_run *r, const st
 
 	/* no memory check: the old disk's pages were given back by the detach */
 	if ((rc = mirror_attach(r, p->size, p->prealloc)))
-		return mirror_failed(xasprintf("%s runs on its disks without its RAM member: rdctl --restore puts it back",
-					       c->kname));
+		return without_ram(c);
 	rdpath = r->rd ? md_dev_path(r->rd) : xasprintf("%s/rdN", dev_root());
 	/* the top slot empty (not after a compaction: the grow comes after the add) */
 	*warm = !p->compact && mirror_warm_ram(r, c->kname, c->conf.path, &why);
-	if (!*warm && why)
-		mirror_note(r, xasprintf("no warm start (%s): md recovers %s in full", why, r->rd ? r->rd : "it"));
-	free(why);
+	if (!*warm)
+		mirror_note_cold(r, why);
+	else
+		free(why);
 	rc = *warm ? 0 : mirror_add_ram(r, c->mdpath, c->kname, rdpath);
 	free(rdpath);
 	if (rc) {
 		mirror_detach(r, true);
-		return mirror_failed(xasprintf("%s runs on its disks without its RAM member: rdctl --restore puts it back",
-					       c->kname));
+		return without_ram(c);
 	}
 	if (p->compact && (rc = grow_to(r, c->mdpath, p->persistent + 1)))
 		return mirror_failed(xasprintf("%s has %s as a spare: rdctl --restore grows it into the RAM slot",

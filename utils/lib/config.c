@@ -70,7 +70,7 @@ static char *parse_array(const char *w, struct conf_mirror *m)
 	m->spec = xstrdup(w);
 	if (!strncasecmp(w, "UUID=", 5)) {
 		if (!config_uuid_valid(w + 5))
-			return xasprintf("invalid UUID '%s': expected 4 groups of 8 hex digits separated by ':', as mdadm --detail prints it",
+			return xasprintf("invalid UUID '%s': " CONFIG_UUID_FORM,
 					 w + 5);
 		m->kind = CONF_UUID;
 		m->uuid = xstrdup(w + 5);

@@ -36,6 +36,9 @@
  */
 const char *config_path(const char *given);
 
+/* What an invalid UUID=... is told, after "invalid UUID '%s': ". */
+#define CONFIG_UUID_FORM "expected 4 groups of 8 hex digits separated by ':', as mdadm --detail prints it"
+
 enum conf_kind {
 	CONF_DEVICE,	/* /dev/mdN or mdN: name is "mdN" */
 	CONF_MDNAME,	/* /dev/md/NAME: name is "NAME" */

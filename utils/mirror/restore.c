@@ -107,22 +107,15 @@ static int drop_faulty(struct boot_item *it, const char *mdname, const char *rd,
 static int attach_disk(struct boot_item *it, uint64_t size, bool prealloc, unsigned *index)
 {
 	int fd, r, rc = control_open(true, &fd);
-	char *path, *sz;
+	char *path;
 
 	if (rc)
 		return boot_item_take_error(it);
 	r = ctl_add(fd, size, prealloc, index);
 	if (close(fd) < 0 && r == 0)
 		r = -errno;
-	if (r < 0) {
-		sz = size_mib_str(size);
-		boot_item_fail(it, errno_code(-r),
-			       r == -ENOMEM ? xasprintf("not enough memory for a %s RAM disk%s", sz,
-							prealloc ? " (prealloc needs all of it free now)" : "")
-					    : xasprintf("attaching a %s RAM disk failed: %s", sz, strerror(-r)));
-		free(sz);
-		return -1;
-	}
+	if (r < 0)
+		return boot_item_fail(it, errno_code(-r), attach_error(-r, size, prealloc ? "prealloc" : NULL));
 	it->rd = xasprintf("%s%u", RDMIRROR_DISK_PREFIX, *index);
 	it->has_size = true;
 	it->size = size;

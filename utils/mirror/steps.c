@@ -65,7 +65,7 @@ static int find_by_uuid(const char *arg, char **path, char **kname)
 
 	*path = *kname = NULL;
 	if (!md_uuid_hex(arg + 5, hex))
-		return fail(EXIT_USAGE, "USAGE", "invalid UUID '%s': expected 4 groups of 8 hex digits separated by ':', as mdadm --detail prints it",
+		return fail(EXIT_USAGE, "USAGE", "invalid UUID '%s': " CONFIG_UUID_FORM,
 			    arg + 5);
 	m.uuid = xasprintf("%.8s:%.8s:%.8s:%.8s", hex, hex + 8, hex + 16, hex + 24);
 	*kname = md_array_of_config(&m);
@@ -233,4 +233,12 @@ int mirror_set_write_mostly(struct mirror_run *r, const struct md_array *a, bool
 		strv_add(&r->wm, &r->nwm, m->name);
 	}
 	return 0;
+}
+
+void mirror_note_cold(struct mirror_run *r, char *why)
+{
+	if (why)
+		mirror_note(r, xasprintf("no warm start (%s): md recovers %s in full", why,
+					 r->rd ? r->rd : "the RAM disk"));
+	free(why);
 }

@@ -65,6 +65,9 @@ int mirror_add_ram(struct mirror_run *r, const char *mdpath, const char *kname, 
  */
 int mirror_warm_ram(struct mirror_run *r, const char *kname, const char *conf_path, char **why);
 
+/* The note when mirror_warm_ram() gave why (taken; NULL: nothing to say): md recovers the disk in full. */
+void mirror_note_cold(struct mirror_run *r, char *why);
+
 /* The RAM member's sync state in words (or the warm-up's), and --wait. */
 int mirror_finish_sync(struct mirror_run *r, const struct mirror_opts *o, const char *kname);
 
