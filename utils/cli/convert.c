@@ -267,13 +267,16 @@ int cmd_convert(const struct mirror_opts *o, const char *array)
 
 	if (rc)
 		goto out;
-	if (refused(EINVAL, refuse_not_raid1(array, &c.a)))
+	if (refused(EINVAL, refuse_not_raid1(array, &c.a))) {
 		rc = EXIT_RUNTIME;
-	else if ((rm = mirror_rd_member(&c.a)))
+		goto out;
+	}
+	/* a RAM member already: finished as --restore does, or refused; nothing more either way */
+	if ((rm = mirror_rd_member(&c.a))) {
 		rc = convert_again(&c, rm);
-	else
-		rc = convert_refused(&c, &size);
-	if (rc)
+		goto out;
+	}
+	if ((rc = convert_refused(&c, &size)))
 		goto out;
 	/* (no RAM member: every member is a persistent one) */
 	mirror_ctx_run(&c, &r);
