@@ -221,14 +221,32 @@ expect_out_has "convert dry warm start" "  # warm start: copy /dev/md0 into the 
 expect_out_has "convert dry conf" "  # add to $conf: UUID=$uuid auto"
 expect_state "convert dry: sdc unchanged" sdc in_sync
 expect_conf "convert dry: config unchanged" "$conf_text"
+# without --config, every verb reads the file the tests' build is given
+# ($RDCTL_CONFIG, lib/config.h's config_path()), never the host's
+RDCTL_CONFIG=$conf run "convert dry, config seam" 0 --convert /dev/md0 --dry-run
+expect_out_has "convert dry, config seam" "  # add to $conf: UUID=$uuid auto"
+
+# md0 converted: rd0 in sync in the top slot, the disks write-mostly, its line in $conf
+ram_mirror_tree() {
+	raid1_tree
+	member md0 sdb in_sync,write_mostly 1
+	member md0 sdc in_sync,write_mostly 2
+	rd_member 0 in_sync
+	md_put raid_disks 3
+	printf '%s\nUUID=%s auto\n' "$conf_text" "$uuid" >"$conf"
+}
+
+# --- convert again: an array with its RAM member, in the configuration -----
+# finished as --restore does (here: already whole), and nothing more
+ram_mirror_tree
+: >"$blog"
+run "convert again" 0 --convert /dev/md0 --config "$conf"
+expect_out_has "convert again" "finishing an interrupted --convert as rdctl --restore does"
+expect_out_has "convert again: restored" "md0: already restored (rd0, "
+expect_log_lacks "convert again: nothing attached or grown" "ADD|--add|--grow"
 
 # --- revert: fail and remove, shrink, detach, write-mostly off, line gone ----
-raid1_tree
-member md0 sdb in_sync,write_mostly 1
-member md0 sdc in_sync,write_mostly 2
-rd_member 0 in_sync
-md_put raid_disks 3
-printf '%s\nUUID=%s auto\n' "$conf_text" "$uuid" >"$conf"
+ram_mirror_tree
 rm -f "$tmp/syslog"
 RDCTL_FAKE_SYSLOG=$tmp/syslog run "revert" 0 --revert /dev/md0 --config "$conf"
 journal_has "revert journal: detach" "info detach rd0 (by rdctl --revert /dev/md0 --config $conf)"

@@ -492,6 +492,18 @@ done <"$tmp/help.opts"
 while read -r opt; do
 	if grep -qxF -- "$opt" "$tmp/help.opts"; then pass; else fail "rdctl.8 names $opt, --help does not"; fi
 done <"$tmp/man.opts"
+# The options written in full only: rdctl's own list (--help prints it
+# from the option table), the man page's and the README's, one list.
+sed -n '/^Written in full only/,/^See rdctl/p' "$tmp/help" | grep -oE -- '--[a-z-]+' | sort >"$tmp/full.help"
+sed -n '/override refusals:$/,/must be written in full/p' "$utils/rdctl.8" | grep -oE -- '\\-\\-[a-z\\-]+' |
+	sed 's/\\//g' | sort >"$tmp/full.man"
+sed -n '/override a refusal:$/,/^$/p' "$utils/../README.md" | grep -oE -- "\`--[a-z-]+\`" |
+	tr -d '`' | sort >"$tmp/full.readme"
+if [ -s "$tmp/full.help" ]; then pass; else fail "--help lists no option written in full"; fi
+for where in man readme; do
+	if diff -u "$tmp/full.help" "$tmp/full.$where" >"$tmp/full.diff"; then pass
+	else fail "the options written in full: --help and the $where page differ: $(cat "$tmp/full.diff")"; fi
+done
 
 # --- the bash completion -----------------------------------------------------------
 # complete WORDS...: COMPREPLY of the last word, one per line, in $out

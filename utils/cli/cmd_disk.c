@@ -21,6 +21,18 @@
 #include "lib/util.h"
 #include "rd/control.h"
 
+int disk_arg(const char *arg, unsigned *index)
+{
+	if (rd_parse_name(arg, index))
+		return 0;
+	return fail(EXIT_USAGE, "USAGE", "invalid disk name '%s': expected rdN or /dev/rdN, for example rd0", arg);
+}
+
+static int no_such_disk(unsigned index)
+{
+	return fail_errno(ENODEV, "no such disk rd%u: see rdctl --list", index);
+}
+
 /*
  * Map a kernel errno of an ioctl to one line naming the cause and the way
  * out. op is "attach", "detach", "resize" or "flush"; index is the disk
@@ -43,7 +55,7 @@ static int kernel_fail(int e, const char *op, unsigned index, uint64_t size, boo
 	} else if (e == ENOSPC && attach) {
 		rc = fail_errno(e, "the rdmirror module's max_disks limit is reached: detach a disk first, or reload the module with a larger max_disks");
 	} else if ((e == ENODEV || e == ENXIO) && !attach) {
-		rc = fail_errno(ENODEV, "no such disk rd%u: see rdctl --list", index);
+		rc = no_such_disk(index);
 	} else if (e == EBUSY && !attach) {
 		busy = busy_message(index);
 		if (resize)
@@ -81,7 +93,7 @@ static int close_control(int fd, int rc)
 	return rc;
 }
 
-int cmd_attach(const struct opts *o, uint64_t size)
+int cmd_attach(const struct cli_opts *o, uint64_t size)
 {
 	unsigned index = 0;
 	int fd, rc, r;
@@ -89,22 +101,22 @@ int cmd_attach(const struct opts *o, uint64_t size)
 
 	if ((rc = change_begin("attach")))
 		return rc;
-	rc = check_memory(o, size, "attaching this disk");
+	rc = check_memory(o->m.ignore_memory, size, "attaching this disk");
 	if (rc)
 		return rc;
 	rc = control_open(true, &fd);
 	if (rc)
 		return rc;
-	r = ctl_add(fd, size, o->prealloc, &index);
-	rc = close_control(fd, r < 0 ? kernel_fail(-r, "attach", 0, size, o->prealloc) : 0);
+	r = ctl_add(fd, size, o->m.prealloc, &index);
+	rc = close_control(fd, r < 0 ? kernel_fail(-r, "attach", 0, size, o->m.prealloc) : 0);
 	if (rc)
 		return rc;
-	if (o->json) {
+	if (o->m.json) {
 		json_t *root = jobj(), *a = jobj();
 
 		jset(a, "name", json_sprintf("%s%u", RDMIRROR_DISK_PREFIX, index));
 		jset(a, "size", ju64(size));
-		jset(a, "preallocated", json_boolean(o->prealloc));
+		jset(a, "preallocated", json_boolean(o->m.prealloc));
 		jset(root, "attached", a);
 		return json_emit(root);
 	}
@@ -116,11 +128,11 @@ int cmd_attach(const struct opts *o, uint64_t size)
 	return 0;
 }
 
-static int emit_simple(const struct opts *o, const char *key, json_t *obj, char *text)
+static int emit_simple(const struct cli_opts *o, const char *key, json_t *obj, char *text)
 {
 	int r = 0;
 
-	if (o->json) {
+	if (o->m.json) {
 		json_t *root = jobj();
 
 		jset(root, key, obj);
@@ -134,7 +146,7 @@ static int emit_simple(const struct opts *o, const char *key, json_t *obj, char 
 	return r;
 }
 
-int cmd_detach(const struct opts *o, unsigned index)
+int cmd_detach(const struct cli_opts *o, unsigned index)
 {
 	int fd, rc, r;
 	json_t *obj;
@@ -153,7 +165,7 @@ int cmd_detach(const struct opts *o, unsigned index)
 	return emit_simple(o, "detached", obj, xasprintf("Detached device %s%u", RDMIRROR_DISK_PREFIX, index));
 }
 
-int cmd_resize(const struct opts *o, unsigned index, uint64_t size)
+int cmd_resize(const struct cli_opts *o, unsigned index, uint64_t size)
 {
 	struct rd_disk d;
 	uint64_t old;
@@ -165,12 +177,12 @@ int cmd_resize(const struct opts *o, unsigned index, uint64_t size)
 		return rc;
 	r = rd_disk_read(index, &d);
 	if (r == -ENODEV)
-		return fail_errno(ENODEV, "no such disk rd%u: see rdctl --list", index);
+		return no_such_disk(index);
 	if (r < 0)
 		return fail_errno(-r, "cannot read %s/block/rd%u: %s", sysfs_root(), index, strerror(-r));
 	old = d.size;
 	rd_disk_clear(&d);
-	if (size > old && (rc = check_memory(o, size - old, "growing this disk")))
+	if (size > old && (rc = check_memory(o->m.ignore_memory, size - old, "growing this disk")))
 		return rc;
 	rc = control_open(false, &fd);
 	if (rc)
@@ -191,7 +203,7 @@ int cmd_resize(const struct opts *o, unsigned index, uint64_t size)
 	return emit_simple(o, "resized", obj, text);
 }
 
-int cmd_flush(const struct opts *o, unsigned index)
+int cmd_flush(const struct cli_opts *o, unsigned index)
 {
 	struct rd_disk d;
 	bool has_before = false, has_after = false;

@@ -50,11 +50,8 @@ static int select_disks(struct rd_disk *disks, struct disk_view *views, size_t *
 		unsigned index;
 		size_t j;
 
-		if (!rd_parse_name(names[i], &index)) {
-			rc = fail(EXIT_USAGE, "USAGE", "invalid disk name '%s': expected rdN or /dev/rdN, for example rd0",
-				  names[i]);
+		if ((rc = disk_arg(names[i], &index)))
 			break;
-		}
 		for (j = 0; j < *n && disks[j].index != index; j++)
 			;
 		if (j == *n)
@@ -92,7 +89,7 @@ static int select_disks(struct rd_disk *disks, struct disk_view *views, size_t *
 	return rc;
 }
 
-int cmd_list(const struct opts *o, char *const names[], size_t nnames)
+int cmd_list(const struct cli_opts *o, char *const names[], size_t nnames)
 {
 	struct rd_disk *disks;
 	struct disk_view *views;
@@ -110,7 +107,7 @@ int cmd_list(const struct opts *o, char *const names[], size_t nnames)
 		}
 		shown = nnames;
 	}
-	if (o->json) {
+	if (o->m.json) {
 		json_t *root = jobj();
 
 		jset(root, "disks", json_disks(disks, views, shown));
@@ -151,7 +148,7 @@ static int status_json(const struct status *st)
  * The status could not be read: a monitoring system must see UNKNOWN
  * (the plugin line, rdmirror_status 3), not only an error on stderr.
  */
-static int status_unreadable(const struct opts *o, int rc)
+static int status_unreadable(const struct cli_opts *o, int rc)
 {
 	if (o->nagios) {
 		int r = nagios_unknown(stdout, error_message());
@@ -165,11 +162,11 @@ static int status_unreadable(const struct opts *o, int rc)
 	return rc;
 }
 
-int cmd_status(const struct opts *o)
+int cmd_status(const struct cli_opts *o)
 {
 	struct status st;
 	enum severity worst;
-	int rc = status_collect(o->config, &st), r;
+	int rc = status_collect(o->m.config, &st), r;
 
 	if (rc)
 		return status_unreadable(o, rc);
@@ -189,7 +186,7 @@ int cmd_status(const struct opts *o)
 			rc = fail_errno(EIO, "cannot write to standard output");
 		status_free(&st);
 		return rc;
-	} else if (o->json) {
+	} else if (o->m.json) {
 		rc = status_json(&st);
 	} else if (text_status(stdout, &st) < 0 || fflush(stdout) == EOF) {
 		rc = fail_errno(EIO, "cannot write to standard output");
@@ -201,13 +198,13 @@ int cmd_status(const struct opts *o)
 	return rc;
 }
 
-int cmd_version(const struct opts *o)
+int cmd_version(const struct cli_opts *o)
 {
 	struct module_info mod;
 	int rc = 0;
 
 	module_info_read(&mod);
-	if (o->json) {
+	if (o->m.json) {
 		json_t *root = jobj(), *v = jobj();
 
 		jset(v, "rdctl", json_string(rdctl_build_id()));

@@ -12,19 +12,31 @@
 #include <stdint.h>
 
 #include "mirror/options.h"
+#include "status/list_table.h"
 
+/* Every option of a command line: the mirror verbs' and those of --list and --status. */
+struct cli_opts {
+	struct mirror_opts m;
+	bool quiet;		/* --quiet: --status prints nothing, only its exit status */
+	bool nagios;		/* --nagios: --status as a monitoring plugin (one line, exit 0-3) */
+	bool prometheus;	/* --prometheus: --status as Prometheus metrics */
+	struct list_format list; /* --list: -o, --raw, -n, -b */
+};
 
-int cmd_attach(const struct opts *o, uint64_t size);
-int cmd_detach(const struct opts *o, unsigned index);
-int cmd_resize(const struct opts *o, unsigned index, uint64_t size);
-int cmd_flush(const struct opts *o, unsigned index);
+/* rdN or /dev/rdN: its index, or a usage error. */
+int disk_arg(const char *arg, unsigned *index);
+
+int cmd_attach(const struct cli_opts *o, uint64_t size);
+int cmd_detach(const struct cli_opts *o, unsigned index);
+int cmd_resize(const struct cli_opts *o, unsigned index, uint64_t size);
+int cmd_flush(const struct cli_opts *o, unsigned index);
 /* --list [rdN...]: every disk, or the named ones. */
-int cmd_list(const struct opts *o, char *const names[], size_t nnames);
-int cmd_status(const struct opts *o);
-int cmd_version(const struct opts *o);
-int cmd_create(const struct opts *o, const char *array, char *const disks[], size_t ndisks);
-int cmd_convert(const struct opts *o, const char *array);
-int cmd_revert(const struct opts *o, const char *array);
-int cmd_refresh(const struct opts *o, const char *array);
+int cmd_list(const struct cli_opts *o, char *const names[], size_t nnames);
+int cmd_status(const struct cli_opts *o);
+int cmd_version(const struct cli_opts *o);
+int cmd_create(const struct mirror_opts *o, const char *array, char *const disks[], size_t ndisks);
+int cmd_convert(const struct mirror_opts *o, const char *array);
+int cmd_revert(const struct mirror_opts *o, const char *array);
+int cmd_refresh(const struct mirror_opts *o, const char *array);
 
 #endif

@@ -30,7 +30,7 @@
 #define LINK_WAIT_MS	3000
 #define POLL_MS		100
 
-static int create_dry_root(const struct opts *o)
+static int create_dry_root(const struct mirror_opts *o)
 {
 	if (!o->dry_run || geteuid() == 0)
 		return 0;
@@ -89,7 +89,7 @@ static char *wait_link(const char *name)
  * RAM slot, missing)? Then running --create again adds its line and
  * finishes it.
  */
-static bool created_here(const struct opts *o, const char *kname, char *const disks[], size_t ndisks)
+static bool created_here(const struct mirror_opts *o, const char *kname, char *const disks[], size_t ndisks)
 {
 	struct md_array a;
 	size_t found = 0;
@@ -118,235 +118,283 @@ static bool created_here(const struct opts *o, const char *kname, char *const di
 	return ours && found == ndisks;
 }
 
-int cmd_create(const struct opts *o, const char *array, char *const disks[], size_t ndisks)
+/* One --create: what the verb's steps share. */
+struct create_ctx {
+	const struct mirror_opts *o;
+	const char *array;	/* as the user wrote it */
+	char *mdpath, *kname;	/* kname NULL until known (/dev/md/NAME) */
+	struct conf_file conf;
+	struct disk_info *d;	/* the disks, checked */
+	size_t n;
+	bool held_data;		/* a disk held a signature (--force) */
+};
+
+/*
+ * The array exists: a --create stopped after mdadm --create is finished
+ * as the boot's restore would (its line added first when these disks are
+ * what it left); else refused. An exit code.
+ */
+static int create_again(struct create_ctx *c, char *const disks[], size_t ndisks)
 {
-	struct disk_info *d = NULL;
-	struct mirror_run r;
-	char *mdpath = NULL, *kname = NULL, *s, *msg = NULL, *why = NULL;
-	const char **args = NULL;
-	uint64_t smallest = UINT64_MAX, need = 0, size;
-	size_t n = 0;
+	const struct mirror_opts *o = c->o;
+	bool found = false, ours = c->kname && md_has_members(c->kname) && !o->dry_run;
 	int rc;
-	bool undo_ok, warm = false, held_data = false;
 
-	if ((rc = mirror_begin(o, "create")) || (rc = create_dry_root(o)) || (rc = check_kernel_bug(o, "create")) ||
-	    (rc = mirror_parse_array(array, &mdpath, &kname)))
-		goto out_early;
-	if ((kname && md_has_members(kname)) || (!strncmp(array, "/dev/md/", 8) && path_exists(mdpath))) {
-		bool found = false;
-
-		/* a --create stopped after mdadm --create: its line is in the
-		 * configuration already; finish it as the boot's restore would */
-		if (kname && md_has_members(kname) && !o->dry_run && !conf_names_array(o, kname) &&
-		    created_here(o, kname, disks, ndisks))
-			conf_adopt_line(o, kname);
-		if (kname && md_has_members(kname) && !o->dry_run && conf_names_array(o, kname)) {
-			if (!o->json)
-				printf("%s exists and is in %s: finishing an interrupted --create as rdctl --restore does\n",
-				       kname, conf_path_of(o));
-			rc = restore_array(o, kname, &found);
-			if (found)
-				goto out_early;
-		}
-		rc = fail_errno(EEXIST, "%s exists already: rdctl --convert %s gives a running RAID1 a RAM member", array,
-				array);
-		goto out_early;
+	if (ours && !conf_names_array(&c->conf, c->kname) && created_here(o, c->kname, disks, ndisks))
+		conf_adopt_line(&c->conf, c->kname, o->prealloc);
+	if (ours && conf_names_array(&c->conf, c->kname)) {
+		if (!o->json)
+			printf("%s exists and is in %s: finishing an interrupted --create as rdctl --restore does\n",
+			       c->kname, c->conf.path);
+		rc = restore_array(o, &c->conf, c->kname, &found);
+		if (found)
+			return rc;
 	}
-	d = xcalloc(ndisks, sizeof(*d));
-	while (n < ndisks) {
-		/* counted before the check: disk_check fills d[n] even when it fails */
-		rc = disk_check(disks[n], o->force, &d[n]);
-		n++;
+	return fail_errno(EEXIST, "%s exists already: rdctl --convert %s gives a running RAID1 a RAM member", c->array,
+			  c->array);
+}
+
+/* Each disk blank (or --force) and given once. 0 or an exit code; *smallest. */
+static int create_check_disks(struct create_ctx *c, char *const disks[], size_t ndisks, uint64_t *smallest)
+{
+	int rc;
+
+	c->d = xcalloc(ndisks, sizeof(*c->d));
+	while (c->n < ndisks) {
+		struct disk_info *d = &c->d[c->n];
+
+		/* counted before the check: disk_check fills d even when it fails */
+		rc = disk_check(disks[c->n], c->o->force, d);
+		c->n++;
 		if (rc)
-			goto out_early;
-		for (size_t j = 0; j + 1 < n; j++) {
-			if (strcmp(d[j].name, d[n - 1].name))
-				continue;
-			rc = fail(EXIT_USAGE, "USAGE", "%s and %s are the same disk (%s): give each disk once",
-				  d[j].path, d[n - 1].path, d[n - 1].name);
-			goto out_early;
-		}
-		if (d[n - 1].size < smallest)
-			smallest = d[n - 1].size;
+			return rc;
+		for (size_t j = 0; j + 1 < c->n; j++)
+			if (!strcmp(c->d[j].name, d->name))
+				return fail(EXIT_USAGE, "USAGE", "%s and %s are the same disk (%s): give each disk once",
+					    c->d[j].path, d->path, d->name);
+		if (d->size < *smallest)
+			*smallest = d->size;
+		c->held_data |= d->signatures != NULL;
 	}
-	/* The RAM member needs at most what the smallest disk holds. */
-	size = o->auto_size ? smallest : o->size;
-	if ((rc = check_memory(o, size, "the RAM member")))
-		goto out_early;
+	return 0;
+}
 
-	mirror_run_init(&r, "create", kname ? kname : array, o->dry_run, o->json);
-	r.bitmap = o->bitmap_none ? "none" : "internal";
-	for (size_t i = 0; i < n; i++) {
-		strv_add(&r.members, &r.nmembers, d[i].name);
-		if (d[i].signatures)
-			mirror_note(&r, xasprintf("--force: destroying what wipefs found on %s: %s", d[i].path,
-						  d[i].signatures));
-		held_data |= d[i].signatures != NULL;
-	}
-	if (held_data && n > 1)
-		mirror_note(&r, xstrdup("--force: the disks held data, so md resyncs them to each other (no --assume-clean)"));
-	if (n == 1)
-		mirror_note(&r, xasprintf("%s will have only one persistent member: one disk failure from losing everything",
-					  array));
-	if (o->bitmap_none)
-		mirror_note(&r, xstrdup("--bitmap none: after a crash or power cut md resyncs the whole disks, and reads go to the disks until the RAM member is back"));
+/*
+ * mdadm --create MD --level=1 ... --write-mostly DISK... missing: every
+ * disk write-mostly, the RAM slot missing and the highest, so that md's
+ * check/repair, which takes the lowest slot that reads well as the truth
+ * (process_checks() in drivers/md/raid1.c), takes a disk. Blank disks
+ * need not copy each other first: --assume-clean. Disks that held data
+ * (--force) differ where nothing was written since, and md's check would
+ * count those mismatches for ever: md resyncs them instead.
+ */
+static int create_mdadm(struct create_ctx *c, struct mirror_run *r)
+{
+	const char **args = xcalloc(c->n + 16, sizeof(*args));
+	char *rdn = xasprintf("--raid-devices=%zu", c->n + 1);
+	size_t k = 0;
+	int rc;
 
-	/* mdadm --create MD --level=1 ... --write-mostly DISK... missing:
-	 * every disk write-mostly, the RAM slot missing and the highest, so
-	 * that md's check/repair, which takes the lowest slot that reads
-	 * well as the truth (process_checks() in drivers/md/raid1.c), takes
-	 * a disk. Blank disks need not copy each other first:
-	 * --assume-clean. Disks that held data (--force) differ where
-	 * nothing was written since, and md's check would count those
-	 * mismatches for ever: md resyncs them instead. */
-	args = xcalloc(n + 16, sizeof(*args));
-	{
-		size_t k = 0;
-		char *rdn = xasprintf("--raid-devices=%zu", n + 1);
-
-		args[k++] = "--create";
-		args[k++] = mdpath;
-		args[k++] = "--run";
-		args[k++] = "--level=1";
-		args[k++] = "--metadata=1.2";
-		args[k++] = rdn;
-		if (!held_data)
-			args[k++] = "--assume-clean";
-		if (o->bitmap_none) {
-			args[k++] = "--bitmap=none";
-		} else {
-			args[k++] = "--bitmap=internal";
-			args[k++] = "--bitmap-chunk=" BITMAP_CHUNK;
-		}
-		args[k++] = "--write-mostly";
-		for (size_t i = 0; i < n; i++)
-			args[k++] = d[i].path;
-		args[k++] = "missing";
-		args[k] = NULL;
-		rc = mirror_mdadmv(&r, false, args);
-		free(rdn);
+	args[k++] = "--create";
+	args[k++] = c->mdpath;
+	args[k++] = "--run";
+	args[k++] = "--level=1";
+	args[k++] = "--metadata=1.2";
+	args[k++] = rdn;
+	if (!c->held_data)
+		args[k++] = "--assume-clean";
+	if (c->o->bitmap_none) {
+		args[k++] = "--bitmap=none";
+	} else {
+		args[k++] = "--bitmap=internal";
+		args[k++] = "--bitmap-chunk=" BITMAP_CHUNK;
 	}
-	if (rc) {
-		rc = mirror_failed(xasprintf("check the disks with mdadm --examine %s", d[0].path));
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++)
-		strv_add(&r.wm, &r.nwm, d[i].name);
-	if (!r.dry_run) {
-		if (!kname)
-			kname = wait_link(array + 8);
-		if (!kname) {
-			rc = fail_errno(ENODEV, "%s did not appear after mdadm --create: see mdadm --detail --scan",
-					array);
-			goto out;
-		}
-		free(r.array);
-		r.array = xstrdup(kname);
-		r.uuid = md_uuid_of(kname);
-		if (md_member_size(kname, &need, &msg) < 0) {
-			rc = fail_errno(EIO, "%s", msg);
-			undo_create(&r, mdpath, d, n);
-			rc = mirror_failed(xasprintf("%s was stopped and its disks wiped again", array));
-			goto out;
-		}
-		if (o->auto_size) {
-			size = need;
-		} else if (size < need) {
-			char *a1 = size_mib_str(size), *a2 = size_mib_str(need);
-
-			fail_errno(EINVAL, "--size %s is smaller than the %s a member of %s needs: use --size auto", a1, a2,
-				   array);
-			free(a1);
-			free(a2);
-			undo_create(&r, mdpath, d, n);
-			rc = mirror_failed(xasprintf("%s was stopped and its disks wiped again", array));
-			goto out;
-		}
-	}
-	/*
-	 * The configuration line first: from here on, an interrupted
-	 * --create (a kill, a power cut) is finished by the next boot's
-	 * --restore, or by running the same --create again.
-	 */
-	r.size = size;
-	r.prealloc = o->prealloc;
-	rc = conf_add_line(&r, o, kname ? kname : array, o->auto_size);
-	if (rc) {
-		undo_create(&r, mdpath, d, n);
-		rc = mirror_failed(xasprintf("%s was stopped and its disks wiped again", array));
-		goto out;
-	}
-	rc = mirror_attach(&r, size, o->prealloc);
-	if (!rc) {
-		char *rdpath = r.rd ? md_dev_path(r.rd) : xasprintf("%s/rdN", dev_root());
-
-		/*
-		 * The warm start, as --convert's: the RAM slot has been empty
-		 * since mdadm --create, so the array is degraded and md's
-		 * bitmap keeps every write from then on; rdctl copies the
-		 * array into the RAM disk, re-adds it, and md recovers what
-		 * was written meanwhile (mirror/warm_super.h says why that
-		 * holds). Reads spread over the disks until it is in sync.
-		 * With --bitmap none, or when it cannot start, md recovers
-		 * an added disk in full.
-		 */
-		const char *name = kname ? kname : array + strlen("/dev/");
-
-		if (!o->bitmap_none && !(rc = disks_write_mostly(&r, name, false)))
-			warm = mirror_warm_ram(&r, name, conf_path_of(o), &why);
-		if (!rc && !warm) {
-			if (why)
-				mirror_note(&r, xasprintf("no warm start (%s): md recovers %s in full", why,
-							  r.rd ? r.rd : "the RAM disk"));
-			if (!o->bitmap_none)
-				rc = disks_write_mostly(&r, name, true);
-			if (!rc)
-				rc = mirror_add_ram(&r, mdpath, kname, rdpath);
-		}
-		free(rdpath);
-		if (rc)
-			mirror_detach(&r, true);
-	} else if (r.rd) {
-		mirror_detach(&r, true);
-	}
-	if (rc) {
-		undo_ok = true;
-		undo_create(&r, mdpath, d, n);
-		if (r.config_changed && !r.dry_run)
-			conf_undo_line(&r);
-		for (size_t i = 0; i < r.nsteps; i++)
-			undo_ok &= strcmp(r.steps[i].status, "failed") || !r.steps[i].undo;
-		rc = mirror_failed(undo_ok ? xasprintf("undone: %s was stopped and its disks wiped again", array)
-					   : xasprintf("the undo failed too: see the steps above and mdadm --detail %s", mdpath));
-		goto out;
-	}
-	rc = mirror_finish(&r, o, kname ? kname : array, mdpath);
-	if (rc)
-		goto out;
-	s = strv_join(r.members, r.nmembers, " ");
-	{
-		char *sz = size_mib_str(r.size);
-
-		rc = mirror_print_summary(&r, xasprintf("Created %s: %s (%s%s) %s and %s write-mostly, bitmap %s; %s; %s %s",
-						 kname, r.rd, sz, r.prealloc ? ", preallocated" : "",
-						 warm ? "by a warm start (rdctl copies the array into it, then md recovers what was written during the copy)" : "added",
-						 s, r.bitmap, r.sync ? r.sync : "state unknown",
-						 r.config_changed ? "added to" : "already in", r.config_path));
-		free(sz);
-	}
-	free(s);
-	if (!rc)
-		rc = mirror_emit(&r);
-out:
-	mirror_run_free(&r);
-out_early:
-	for (size_t i = 0; i < n && d; i++)
-		disk_info_clear(&d[i]);
-	free(d);
+	args[k++] = "--write-mostly";
+	for (size_t i = 0; i < c->n; i++)
+		args[k++] = c->d[i].path;
+	args[k++] = "missing";
+	args[k] = NULL;
+	rc = mirror_mdadmv(r, false, args);
+	free(rdn);
 	free(args);
-	free(msg);
+	if (rc)
+		return mirror_failed(xasprintf("check the disks with mdadm --examine %s", c->d[0].path));
+	for (size_t i = 0; i < c->n; i++)
+		strv_add(&r->wm, &r->nwm, c->d[i].name);
+	return 0;
+}
+
+/* The array made: its kernel name, UUID and what a member needs (r->size). 0 or an exit code. */
+static int create_array(struct create_ctx *c, struct mirror_run *r)
+{
+	uint64_t need = 0;
+	char *msg = NULL;
+	int rc = create_mdadm(c, r);
+
+	if (rc || r->dry_run)
+		return rc;
+	if (!c->kname)
+		c->kname = wait_link(c->array + 8);
+	if (!c->kname)
+		return fail_errno(ENODEV, "%s did not appear after mdadm --create: see mdadm --detail --scan", c->array);
+	free(r->array);
+	r->array = xstrdup(c->kname);
+	r->uuid = md_uuid_of(c->kname);
+	if (md_member_size(c->kname, &need, &msg) < 0) {
+		fail_errno(EIO, "%s", msg);
+		free(msg);
+	} else if (c->o->auto_size) {
+		r->size = need;
+		return 0;
+	} else if (r->size >= need) {
+		return 0;
+	} else {
+		char *a1 = size_mib_str(r->size), *a2 = size_mib_str(need);
+
+		fail_errno(EINVAL, "--size %s is smaller than the %s a member of %s needs: use --size auto", a1, a2,
+			   c->array);
+		free(a1);
+		free(a2);
+	}
+	undo_create(r, c->mdpath, c->d, c->n);
+	return mirror_failed(xasprintf("%s was stopped and its disks wiped again", c->array));
+}
+
+/*
+ * The RAM disk in by the warm start, as --convert's: the RAM slot has been
+ * empty since mdadm --create, so the array is degraded and md's bitmap
+ * keeps every write from then on; rdctl copies the array into the RAM
+ * disk, re-adds it, and md recovers what was written meanwhile
+ * (mirror/warm_super.h says why that holds). Reads spread over the disks
+ * until it is in sync. With --bitmap none, or when it cannot start, md
+ * recovers an added disk in full. 0 or an exit code (the disk detached); *warm.
+ */
+static int create_ram(struct create_ctx *c, struct mirror_run *r, bool *warm)
+{
+	const char *name = c->kname ? c->kname : c->array + strlen("/dev/");
+	char *rdpath, *why = NULL;
+	int rc = mirror_attach(r, r->size, r->prealloc);
+
+	if (rc) {
+		if (r->rd)
+			mirror_detach(r, true);
+		return rc;
+	}
+	rdpath = r->rd ? md_dev_path(r->rd) : xasprintf("%s/rdN", dev_root());
+	if (!c->o->bitmap_none && !(rc = disks_write_mostly(r, name, false)))
+		*warm = mirror_warm_ram(r, name, c->conf.path, &why);
+	if (!rc && !*warm) {
+		mirror_note_cold(r, why);
+		why = NULL;
+		if (!c->o->bitmap_none)
+			rc = disks_write_mostly(r, name, true);
+		if (!rc)
+			rc = mirror_add_ram(r, c->mdpath, c->kname, rdpath);
+	}
+	free(rdpath);
 	free(why);
-	free(mdpath);
-	free(kname);
+	if (rc)
+		mirror_detach(r, true);
+	return rc;
+}
+
+/*
+ * The steps of --create and its report. The configuration line comes
+ * right after the array: from there on, an interrupted --create (a kill,
+ * a power cut) is finished by the next boot's --restore, or by running the
+ * same --create again. 0 or an exit code.
+ */
+static int create_steps(struct create_ctx *c, struct mirror_run *r)
+{
+	const char *name;
+	bool warm = false, undo_ok = true;
+	char *s, *sz;
+	int rc = create_array(c, r);
+
+	if (rc)
+		return rc;
+	name = c->kname ? c->kname : c->array;
+	rc = conf_add_line(r, &c->conf, name, c->o->auto_size);
+	if (rc) {
+		undo_create(r, c->mdpath, c->d, c->n);
+		return mirror_failed(xasprintf("%s was stopped and its disks wiped again", c->array));
+	}
+	if ((rc = create_ram(c, r, &warm))) {
+		undo_create(r, c->mdpath, c->d, c->n);
+		if (r->config_changed && !r->dry_run)
+			conf_undo_line(r, &c->conf);
+		for (size_t i = 0; i < r->nsteps; i++)
+			undo_ok &= strcmp(r->steps[i].status, "failed") || !r->steps[i].undo;
+		return mirror_failed(undo_ok ? xasprintf("undone: %s was stopped and its disks wiped again", c->array)
+					     : xasprintf("the undo failed too: see the steps above and mdadm --detail %s",
+							 c->mdpath));
+	}
+	if ((rc = mirror_finish(r, c->o, name, c->mdpath)))
+		return rc;
+	s = strv_join(r->members, r->nmembers, " ");
+	sz = size_mib_str(r->size);
+	rc = mirror_print_summary(r, xasprintf("Created %s: %s (%s%s) %s and %s write-mostly, bitmap %s; %s; %s %s",
+					       c->kname, r->rd, sz, r->prealloc ? ", preallocated" : "",
+					       warm ? "by a warm start (rdctl copies the array into it, then md recovers what was written during the copy)" : "added",
+					       s, r->bitmap, r->sync ? r->sync : "state unknown",
+					       r->config_changed ? "added to" : "already in", r->config_path));
+	free(sz);
+	free(s);
+	return rc ? rc : mirror_emit(r);
+}
+
+/* The notes of the plan: what --force destroys, one disk only, no bitmap. */
+static void create_notes(struct create_ctx *c, struct mirror_run *r)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		strv_add(&r->members, &r->nmembers, c->d[i].name);
+		if (c->d[i].signatures)
+			mirror_note(r, xasprintf("--force: destroying what wipefs found on %s: %s", c->d[i].path,
+						 c->d[i].signatures));
+	}
+	if (c->held_data && c->n > 1)
+		mirror_note(r, xstrdup("--force: the disks held data, so md resyncs them to each other (no --assume-clean)"));
+	if (c->n == 1)
+		mirror_note(r, xasprintf("%s will have only one persistent member: one disk failure from losing everything",
+					 c->array));
+	if (c->o->bitmap_none)
+		mirror_note(r, xstrdup("--bitmap none: after a crash or power cut md resyncs the whole disks, and reads go to the disks until the RAM member is back"));
+}
+
+int cmd_create(const struct mirror_opts *o, const char *array, char *const disks[], size_t ndisks)
+{
+	struct create_ctx c = { .o = o, .array = array };
+	struct mirror_run r;
+	uint64_t smallest = UINT64_MAX;
+	int rc;
+
+	conf_file_init(&c.conf, o->config, o->json);
+	if ((rc = mirror_begin(o, "create")) || (rc = create_dry_root(o)) ||
+	    (rc = check_kernel_bug(o->ignore_kernel_bug, "create")) ||
+	    (rc = mirror_parse_array(array, &c.mdpath, &c.kname)))
+		goto out;
+	if ((c.kname && md_has_members(c.kname)) || (!strncmp(array, "/dev/md/", 8) && path_exists(c.mdpath))) {
+		rc = create_again(&c, disks, ndisks);
+		goto out;
+	}
+	if ((rc = create_check_disks(&c, disks, ndisks, &smallest)))
+		goto out;
+	/* The RAM member needs at most what the smallest disk holds. */
+	if ((rc = check_memory(o->ignore_memory, o->auto_size ? smallest : o->size, "the RAM member")))
+		goto out;
+	mirror_run_init(&r, "create", c.kname ? c.kname : array, o->dry_run, o->json);
+	r.bitmap = o->bitmap_none ? "none" : "internal";
+	r.size = o->auto_size ? smallest : o->size;
+	r.prealloc = o->prealloc;
+	create_notes(&c, &r);
+	rc = create_steps(&c, &r);
+	mirror_run_free(&r);
+out:
+	for (size_t i = 0; i < c.n; i++)
+		disk_info_clear(&c.d[i]);
+	free(c.d);
+	conf_file_free(&c.conf);
+	free(c.mdpath);
+	free(c.kname);
 	return rc;
 }

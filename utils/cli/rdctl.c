@@ -10,6 +10,7 @@
 #include "lib/errors.h"
 #include "lib/size.h"
 #include "lib/sysfs.h"
+#include "lib/util.h"
 #include "mirror/release.h"
 #include "mirror/restore.h"
 #include "status/list_table.h"
@@ -30,15 +31,8 @@ enum { OPT_PREALLOC = 256, OPT_FORCE, OPT_RESTORE, OPT_RELEASE, OPT_WAIT, OPT_CO
 /* the output forms of --status for monitoring systems */
 enum { OPT_NAGIOS = 512, OPT_PROMETHEUS };
 
-/*
- * Long options that make, change or take apart mirrors or drop data, and
- * the one that overrides refusals: GNU getopt would run them from any
- * unique prefix ("--rel", "--cr", "--fo"), so they must be spelled in full.
- */
-static const char *const full_only[] = {
-	"release", "revert", "detach", "flush", "refresh", "create", "convert", "force",
-	"ignore-memory", "ignore-kernel-bug",
-};
+/* getopt_long()'s short options (the leading ':' reports a missing argument apart) */
+#define SHORT_OPTS ":a:r:lsjJhVo:nbq"
 
 static const char usage_text[] =
 "Usage: rdctl COMMAND [OPTIONS]\n"
@@ -115,47 +109,71 @@ static const char usage_text[] =
 "UUID=... (the array UUID, as mdadm prints it).\n"
 "\n"
 "Exit status: 0 success, 1 failure, 2 usage error, 3 --status shown with\n"
-"a WARNING or CRITICAL finding (--nagios: 0 OK, 1 WARNING, 2 CRITICAL).\n"
-"--release, --revert, --refresh, --detach and --flush must be spelled\n"
-"in full, and have no one-letter form.\n"
-"See rdctl(8).\n";
+"a WARNING or CRITICAL finding (--nagios: 0 OK, 1 WARNING, 2 CRITICAL).\n";
 
-static const struct option long_opts[] = {
-	{ "attach",   required_argument, NULL, 'a' },
-	{ "detach",   required_argument, NULL, OPT_DETACH },
-	{ "resize",   required_argument, NULL, 'r' },
-	{ "flush",    required_argument, NULL, OPT_FLUSH },
-	{ "list",     no_argument,       NULL, 'l' },
-	{ "status",   no_argument,       NULL, 's' },
-	{ "json",     no_argument,       NULL, 'j' },
-	{ "help",     no_argument,       NULL, 'h' },
-	{ "version",  no_argument,       NULL, 'V' },
-	{ "prealloc", no_argument,       NULL, OPT_PREALLOC },
-	{ "force",    no_argument,       NULL, OPT_FORCE },
-	{ "ignore-memory", no_argument,  NULL, OPT_IGNORE_MEMORY },
-	{ "ignore-kernel-bug", no_argument, NULL, OPT_IGNORE_KERNEL_BUG },
-	{ "restore",  no_argument,       NULL, OPT_RESTORE },
-	{ "release",  no_argument,       NULL, OPT_RELEASE },
-	{ "wait",     no_argument,       NULL, OPT_WAIT },
-	{ "config",   required_argument, NULL, OPT_CONFIG },
-	{ "create",   required_argument, NULL, OPT_CREATE },
-	{ "convert",  required_argument, NULL, OPT_CONVERT },
-	{ "revert",   required_argument, NULL, OPT_REVERT },
-	{ "refresh",  required_argument, NULL, OPT_REFRESH },
-	{ "size",     required_argument, NULL, OPT_SIZE },
-	{ "bitmap",   required_argument, NULL, OPT_BITMAP },
-	{ "dry-run",  no_argument,       NULL, OPT_DRY_RUN },
-	{ "output",   required_argument, NULL, 'o' },
-	{ "output-all", no_argument,     NULL, OPT_OUTPUT_ALL },
-	{ "noheadings", no_argument,     NULL, 'n' },
-	{ "raw",      no_argument,       NULL, OPT_RAW },
-	{ "bytes",    no_argument,       NULL, 'b' },
-	{ "quiet",    no_argument,       NULL, 'q' },
-	{ "nagios",   no_argument,       NULL, OPT_NAGIOS },
-	{ "prometheus", no_argument,     NULL, OPT_PROMETHEUS },
-	{ "timeout",  required_argument, NULL, OPT_TIMEOUT },
-	{ NULL, 0, NULL, 0 },
+/*
+ * Every option: its getopt_long() entry, the command it names (a command
+ * option) or the commands it goes with, and whether it must be written in
+ * full. The one place that says which option goes with which command: the
+ * checks after parsing, the refusal of abbreviations and --help's list of
+ * what must be written in full all read it.
+ */
+struct opt_def {
+	const char *name;
+	int has_arg, val;
+	enum command cmd;		/* the command it names, or CMD_NONE */
+	enum command with[7];		/* the commands it goes with (CMD_NONE ends; none: any) */
+	bool full;			/* makes, changes or takes apart mirrors, drops data, or overrides a refusal */
+	const char *hint;		/* said after "goes with ... only" */
 };
+
+#define W(...) { __VA_ARGS__, CMD_NONE }
+
+static const struct opt_def opt_defs[] = {
+	{ "attach", required_argument, 'a', CMD_ATTACH, W(CMD_NONE), false, NULL },
+	{ "detach", required_argument, OPT_DETACH, CMD_DETACH, W(CMD_NONE), true, NULL },
+	{ "resize", required_argument, 'r', CMD_RESIZE, W(CMD_NONE), false, NULL },
+	{ "flush", required_argument, OPT_FLUSH, CMD_FLUSH, W(CMD_NONE), true, NULL },
+	{ "list", no_argument, 'l', CMD_LIST, W(CMD_NONE), false, NULL },
+	{ "status", no_argument, 's', CMD_STATUS, W(CMD_NONE), false, NULL },
+	{ "json", no_argument, 'j', CMD_NONE, W(CMD_NONE), false, NULL },
+	{ "help", no_argument, 'h', CMD_HELP, W(CMD_NONE), false, NULL },
+	{ "version", no_argument, 'V', CMD_VERSION, W(CMD_NONE), false, NULL },
+	{ "prealloc", no_argument, OPT_PREALLOC, CMD_NONE, W(CMD_ATTACH, CMD_CREATE, CMD_CONVERT), false, NULL },
+	{ "force", no_argument, OPT_FORCE, CMD_NONE, W(CMD_CREATE), true,
+	  ": past the memory check give --ignore-memory, past a known md bug --ignore-kernel-bug" },
+	{ "ignore-memory", no_argument, OPT_IGNORE_MEMORY, CMD_NONE,
+	  W(CMD_ATTACH, CMD_RESIZE, CMD_CREATE, CMD_CONVERT, CMD_RESTORE), true, NULL },
+	{ "ignore-kernel-bug", no_argument, OPT_IGNORE_KERNEL_BUG, CMD_NONE,
+	  W(CMD_CREATE, CMD_CONVERT, CMD_RESTORE, CMD_REFRESH), true, NULL },
+	{ "restore", no_argument, OPT_RESTORE, CMD_RESTORE, W(CMD_NONE), true, NULL },
+	{ "release", no_argument, OPT_RELEASE, CMD_RELEASE, W(CMD_NONE), true, NULL },
+	{ "wait", no_argument, OPT_WAIT, CMD_NONE, W(CMD_RESTORE, CMD_CREATE, CMD_CONVERT, CMD_REFRESH), false, NULL },
+	{ "config", required_argument, OPT_CONFIG, CMD_NONE,
+	  W(CMD_STATUS, CMD_RESTORE, CMD_CREATE, CMD_CONVERT, CMD_REVERT, CMD_REFRESH), false, NULL },
+	{ "create", required_argument, OPT_CREATE, CMD_CREATE, W(CMD_NONE), true, NULL },
+	{ "convert", required_argument, OPT_CONVERT, CMD_CONVERT, W(CMD_NONE), true, NULL },
+	{ "revert", required_argument, OPT_REVERT, CMD_REVERT, W(CMD_NONE), true, NULL },
+	{ "refresh", required_argument, OPT_REFRESH, CMD_REFRESH, W(CMD_NONE), true, NULL },
+	{ "size", required_argument, OPT_SIZE, CMD_NONE, W(CMD_CREATE, CMD_CONVERT), false,
+	  " (--attach and --resize take the size itself)" },
+	{ "bitmap", required_argument, OPT_BITMAP, CMD_NONE, W(CMD_CREATE), false, NULL },
+	{ "dry-run", no_argument, OPT_DRY_RUN, CMD_NONE,
+	  W(CMD_CREATE, CMD_CONVERT, CMD_REVERT, CMD_REFRESH, CMD_RELEASE, CMD_RESTORE), false, NULL },
+	{ "output", required_argument, 'o', CMD_NONE, W(CMD_LIST), false, NULL },
+	{ "output-all", no_argument, OPT_OUTPUT_ALL, CMD_NONE, W(CMD_LIST), false, NULL },
+	{ "noheadings", no_argument, 'n', CMD_NONE, W(CMD_LIST), false, NULL },
+	{ "raw", no_argument, OPT_RAW, CMD_NONE, W(CMD_LIST), false, NULL },
+	{ "bytes", no_argument, 'b', CMD_NONE, W(CMD_LIST), false, NULL },
+	{ "quiet", no_argument, 'q', CMD_NONE, W(CMD_STATUS), false, NULL },
+	{ "nagios", no_argument, OPT_NAGIOS, CMD_NONE, W(CMD_STATUS), false, NULL },
+	{ "prometheus", no_argument, OPT_PROMETHEUS, CMD_NONE, W(CMD_STATUS), false, NULL },
+	{ "timeout", required_argument, OPT_TIMEOUT, CMD_NONE, W(CMD_NONE), false, NULL },
+};
+#define NOPTS (sizeof(opt_defs) / sizeof(opt_defs[0]))
+
+/* getopt_long()'s view of opt_defs[], filled by parse_args(). */
+static struct option long_opts[NOPTS + 1];
 
 static int usage_error(const char *fmt, ...) RDCTL_PRINTF(1, 2);
 static int usage_error(const char *fmt, ...)
@@ -250,30 +268,43 @@ static const char *long_word(char **argv)
 	return argv[optind - 1];
 }
 
-/* Refuse an abbreviation of a name in full_only[]. */
+/* Refuse an abbreviation of an option written in full only (opt_defs[li].full). */
 static int check_full_spelling(char **argv, int li)
 {
-	const char *word = long_word(argv), *name = long_opts[li].name;
+	const char *word = long_word(argv), *name = opt_defs[li].name;
+	int len = (int)strcspn(word, "=");
 
-	if (strncmp(word, "--", 2) || strcspn(word + 2, "=") == strlen(name))
+	if (strncmp(word, "--", 2) || strcspn(word + 2, "=") == strlen(name) || !opt_defs[li].full)
 		return 0;
-	for (size_t i = 0; i < sizeof(full_only) / sizeof(full_only[0]); i++)
-		if (strcmp(name, full_only[i]))
-			continue;
-		else if (!strcmp(name, "force") || !strncmp(name, "ignore-", 7))
-			return usage_error("'%.*s' would give --%s: write it in full, it overrides a refusal",
-					   (int)strcspn(word, "="), word, name);
-		else
-			return usage_error("'%.*s' would run --%s: write it in full, it changes arrays or drops data",
-					   (int)strcspn(word, "="), word, name);
-	return 0;
+	if (opt_defs[li].cmd == CMD_NONE)
+		return usage_error("'%.*s' would give --%s: write it in full, it overrides a refusal", len, word, name);
+	return usage_error("'%.*s' would run --%s: write it in full, it changes arrays or drops data", len, word, name);
 }
 
-static int parse_disk(const char *arg, unsigned *index)
+/* Does the word w name an option ("--dry-run", "--pre", "-l")? */
+static bool names_option(const char *w)
 {
-	if (rd_parse_name(arg, index))
+	size_t n;
+
+	if (!strncmp(w, "--", 2) && w[2])
+		return long_option_of(w, &n) || n > 1;
+	return w[0] == '-' && w[1] && strchr(SHORT_OPTS + 1, w[1]) && w[1] != ':';
+}
+
+/*
+ * An option's argument is missing when getopt_long() gave it the next
+ * word and that word is an option ("--revert --dry-run"): say so, not
+ * that "--dry-run" is a bad array. ("-a -5" is a negative size.)
+ */
+static int check_swallowed(char **argv, int c)
+{
+	const char *word;
+
+	if (!optarg || optind < 2 || argv[optind - 1] != optarg || !names_option(optarg) || c == ':' || c == '?')
 		return 0;
-	return fail(EXIT_USAGE, "USAGE", "invalid disk name '%s': expected rdN or /dev/rdN, for example rd0", arg);
+	word = argv[optind - 2];
+	return usage_error("option %.*s needs an argument: '%s' is an option (see rdctl --help)",
+			   (int)strcspn(word, "="), word, optarg);
 }
 
 static int parse_size_arg(const char *arg, uint64_t *size)
@@ -299,191 +330,263 @@ static int parse_timeout(const char *arg, unsigned *sec)
 	return 0;
 }
 
-static bool is_mirror_cmd(enum command c)
+/* What the command line gave, as parsed, before the checks across options. */
+struct parsed {
+	enum command cmd;
+	const char *arg;	/* the command option's argument */
+	const char *size_arg, *bitmap_arg, *timeout_arg;
+	bool given[NOPTS];	/* by opt_defs[] index */
+};
+
+static size_t def_of(int val)
 {
-	return c == CMD_CREATE || c == CMD_CONVERT || c == CMD_REVERT || c == CMD_REFRESH;
+	size_t i = 0;
+
+	while (i < NOPTS && opt_defs[i].val != (val == 'J' ? 'j' : val))
+		i++;
+	return i;
 }
 
-static int run(int argc, char **argv, struct opts *o)
+static bool goes_with(const struct opt_def *d, enum command cmd)
 {
-	enum command cmd = CMD_NONE;
-	const char *arg = NULL, *size_arg = NULL, *bitmap_arg = NULL, *timeout_arg = NULL;
-	const char *table_opt = NULL;
-	uint64_t size = 0;
-	unsigned index = 0;
-	int c, li = -1, rc = 0;
+	if (d->with[0] == CMD_NONE)
+		return true;
+	for (const enum command *w = d->with; *w != CMD_NONE; w++)
+		if (*w == cmd)
+			return true;
+	return false;
+}
+
+/* "--a, --b or --c": the commands d goes with (malloc'd). */
+static char *with_list(const struct opt_def *d)
+{
+	size_t n = 0;
+	char *s = xstrdup(""), *t;
+
+	while (d->with[n] != CMD_NONE)
+		n++;
+	for (size_t i = 0; i < n; i++) {
+		t = xasprintf("%s%s%s", s, i == 0 ? "" : i + 1 == n ? " or " : ", ", cmd_names[d->with[i]]);
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+/* The options written in full only, as --help lists them: lines of at most 78 columns (malloc'd). */
+static char *full_list(void)
+{
+	char *s = xstrdup("  "), *t;
+	size_t n = 0, k = 0, col = 2;
+
+	for (size_t i = 0; i < NOPTS; i++)
+		n += opt_defs[i].full;
+	for (size_t i = 0; i < NOPTS; i++) {
+		const char *sep = k == 0 ? "" : k + 1 == n ? " and" : ",";
+		size_t len = strlen(opt_defs[i].name) + 2;
+
+		if (!opt_defs[i].full)
+			continue;
+		k++;
+		if (col + strlen(sep) + 1 + len + 1 > 78) {
+			t = xasprintf("%s%s\n  --%s", s, sep, opt_defs[i].name);
+			col = 2 + len;
+		} else {
+			t = xasprintf("%s%s%s--%s", s, sep, k == 1 ? "" : " ", opt_defs[i].name);
+			col += strlen(sep) + (k == 1 ? 0 : 1) + len;
+		}
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+/* A command option: one command a command line. */
+static int take_command(struct parsed *p, enum command next)
+{
+	if (p->cmd != CMD_NONE && p->cmd != next)
+		return usage_error("%s and %s cannot be used together: give one command", cmd_names[p->cmd],
+				   cmd_names[next]);
+	if (p->cmd == next && optarg)
+		return usage_error("%s given twice: give one disk or size", cmd_names[next]);
+	p->cmd = next;
+	if (optarg)
+		p->arg = optarg;
+	return 0;
+}
+
+/* An option that is no command: its flag or its argument. */
+static int take_option(struct cli_opts *o, struct parsed *p, int c)
+{
 	char *msg;
+	int rc = 0;
 
+	switch (c) {
+	case 'j':
+	case 'J': o->m.json = true; break;
+	case OPT_PREALLOC: o->m.prealloc = true; break;
+	case OPT_FORCE: o->m.force = true; break;
+	case OPT_IGNORE_MEMORY: o->m.ignore_memory = true; break;
+	case OPT_IGNORE_KERNEL_BUG: o->m.ignore_kernel_bug = true; break;
+	case OPT_WAIT: o->m.wait = true; break;
+	case OPT_DRY_RUN: o->m.dry_run = true; break;
+	case 'n': o->list.noheadings = true; break;
+	case 'b': o->list.bytes = true; break;
+	case OPT_RAW: o->list.raw = true; break;
+	case 'q': o->quiet = true; break;
+	case OPT_NAGIOS: o->nagios = true; break;
+	case OPT_PROMETHEUS: o->prometheus = true; break;
+	case OPT_OUTPUT_ALL: list_format_all(&o->list); break;
+	case 'o':
+		if (list_format_parse(&o->list, optarg, &msg) < 0) {
+			rc = usage_error("%s", msg);
+			free(msg);
+		}
+		break;
+	case OPT_TIMEOUT: p->timeout_arg = optarg; break;
+	case OPT_SIZE: p->size_arg = optarg; break;
+	case OPT_BITMAP: p->bitmap_arg = optarg; break;
+	case OPT_CONFIG: o->m.config = optarg; break;
+	default: break;
+	}
+	return rc;
+}
+
+/* getopt_long() over argv: the first error, or 0 with p filled. */
+static int parse_args(int argc, char **argv, struct cli_opts *o, struct parsed *p)
+{
+	int c, li = -1, rc = 0;
+	size_t d;
+
+	for (size_t i = 0; i < NOPTS; i++)
+		long_opts[i] = (struct option){ opt_defs[i].name, opt_defs[i].has_arg, NULL, opt_defs[i].val };
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":a:r:lsjJhVo:nbq", long_opts, &li)) != -1) {
-		enum command next = CMD_NONE;
-
+	while ((c = getopt_long(argc, argv, SHORT_OPTS, long_opts, &li)) != -1) {
 		if (li >= 0 && c != '?' && c != ':' && !rc)
 			rc = check_full_spelling(argv, li);
 		li = -1;
-		switch (c) {
-		case 'a': next = CMD_ATTACH; break;
-		case OPT_DETACH: next = CMD_DETACH; break;
-		case 'r': next = CMD_RESIZE; break;
-		case OPT_FLUSH: next = CMD_FLUSH; break;
-		case 'l': next = CMD_LIST; break;
-		case 's': next = CMD_STATUS; break;
-		case 'h': next = CMD_HELP; break;
-		case 'V': next = CMD_VERSION; break;
-		case 'j':
-		case 'J': o->json = true; break;
-		case OPT_PREALLOC: o->prealloc = true; break;
-		case OPT_FORCE: o->force = true; break;
-		case OPT_IGNORE_MEMORY: o->ignore_memory = true; break;
-		case OPT_IGNORE_KERNEL_BUG: o->ignore_kernel_bug = true; break;
-		case OPT_RESTORE: next = CMD_RESTORE; break;
-		case OPT_RELEASE: next = CMD_RELEASE; break;
-		case OPT_WAIT: o->wait = true; break;
-		case OPT_CREATE: next = CMD_CREATE; break;
-		case OPT_CONVERT: next = CMD_CONVERT; break;
-		case OPT_REVERT: next = CMD_REVERT; break;
-		case OPT_REFRESH: next = CMD_REFRESH; break;
-		case OPT_DRY_RUN: o->dry_run = true; break;
-		case 'n': o->list.noheadings = true; table_opt = "--noheadings"; break;
-		case 'b': o->list.bytes = true; table_opt = "--bytes"; break;
-		case OPT_RAW: o->list.raw = true; table_opt = "--raw"; break;
-		case 'q': o->quiet = true; break;
-		case OPT_NAGIOS: o->nagios = true; break;
-		case OPT_PROMETHEUS: o->prometheus = true; break;
-		case OPT_OUTPUT_ALL:
-			list_format_all(&o->list);
-			table_opt = "--output-all";
-			break;
-		case 'o':
-			table_opt = "--output";
-			if (!rc && list_format_parse(&o->list, optarg, &msg) < 0) {
-				rc = usage_error("%s", msg);
-				free(msg);
-			}
-			break;
-		case OPT_TIMEOUT:
-			if (!rc && timeout_arg)
-				rc = usage_error("--timeout given twice: give one");
-			timeout_arg = optarg;
-			break;
-		case OPT_SIZE:
-			if (!rc && size_arg)
-				rc = usage_error("--size given twice: give one size");
-			size_arg = optarg;
-			break;
-		case OPT_BITMAP:
-			if (!rc && bitmap_arg)
-				rc = usage_error("--bitmap given twice: give one");
-			bitmap_arg = optarg;
-			break;
-		case OPT_CONFIG:
-			if (!rc && o->config)
-				rc = usage_error("--config given twice: give one file");
-			o->config = optarg;
-			break;
-		case ':':
+		if (!rc)
+			rc = check_swallowed(argv, c);
+		if (c == ':' || c == '?') {
 			if (!rc)
-				rc = option_error(argv, 1);
-			break;
-		default:
-			if (!rc)
-				rc = option_error(argv, 0);
-			break;
-		}
-		if (next == CMD_NONE)
+				rc = option_error(argv, c == ':');
 			continue;
-		if (cmd != CMD_NONE && cmd != next && !rc)
-			rc = usage_error("%s and %s cannot be used together: give one command", cmd_names[cmd],
-					 cmd_names[next]);
-		else if (cmd == next && !rc && optarg)
-			rc = usage_error("%s given twice: give one disk or size", cmd_names[cmd]);
-		cmd = next;
-		if (optarg)
-			arg = optarg;
+		}
+		d = def_of(c);
+		if (d == NOPTS)
+			continue;
+		if (!rc && p->given[d] && opt_defs[d].cmd == CMD_NONE && opt_defs[d].has_arg == required_argument &&
+		    c != 'o')
+			rc = usage_error("--%s given twice: give one", opt_defs[d].name);
+		p->given[d] = true;
+		if (!rc)
+			rc = opt_defs[d].cmd == CMD_NONE ? take_option(o, p, c) : take_command(p, opt_defs[d].cmd);
 	}
-	if (rc)
-		return rc;
-	if (cmd == CMD_HELP) {
-		char *cols = list_columns_help();
+	return rc;
+}
 
-		rc = fputs(usage_text, stdout) == EOF ||
-		     fputs("\nColumns of --list (-o, --output):\n", stdout) == EOF ||
-		     fputs(cols, stdout) == EOF || fflush(stdout) == EOF;
-		free(cols);
-		return rc ? fail(EXIT_RUNTIME, "EIO", "cannot write to standard output") : 0;
+static int print_help(void)
+{
+	char *cols = list_columns_help(), *full = full_list();
+	int rc;
+
+	rc = fputs(usage_text, stdout) == EOF ||
+	     printf("Written in full only (an abbreviation is refused), with no one-letter form:\n%s.\nSee rdctl(8).\n",
+		    full) < 0 ||
+	     fputs("\nColumns of --list (-o, --output):\n", stdout) == EOF ||
+	     fputs(cols, stdout) == EOF || fflush(stdout) == EOF;
+	free(cols);
+	free(full);
+	return rc ? fail(EXIT_RUNTIME, "EIO", "cannot write to standard output") : 0;
+}
+
+/* The words after the options: what the command takes. */
+static int check_operands(int argc, char **argv, enum command cmd)
+{
+	int extra = argc;	/* the first word the command does not take */
+
+	if (cmd == CMD_RESIZE && optind >= argc)
+		return usage_error("--resize needs a disk and a size, for example rdctl --resize rd0 4G");
+	if (cmd == CMD_CREATE && optind >= argc)
+		return usage_error("--create needs an array and at least one disk, for example rdctl --create /dev/md0 /dev/sdb /dev/sdc");
+	if (cmd == CMD_RESIZE)
+		extra = optind + 1;
+	else if (cmd != CMD_CREATE && cmd != CMD_LIST && cmd != CMD_RELEASE)
+		extra = optind;
+	if (extra < argc)
+		return usage_error("unexpected argument '%s': see rdctl --help", argv[extra]);
+	return 0;
+}
+
+/* Each option given against the commands it goes with (opt_defs[]). */
+static int check_goes_with(const struct parsed *p)
+{
+	for (size_t i = 0; i < NOPTS; i++) {
+		const struct opt_def *d = &opt_defs[i];
+		char *list;
+		int rc;
+
+		if (!p->given[i] || goes_with(d, p->cmd))
+			continue;
+		list = with_list(d);
+		rc = usage_error("--%s goes with %s only%s", d->name, list, d->hint ? d->hint : "");
+		free(list);
+		return rc;
 	}
-	if (cmd == CMD_NONE)
-		return usage_error("no command given: see rdctl --help");
-	if (cmd == CMD_RESIZE) {
-		if (optind >= argc)
-			return usage_error("--resize needs a disk and a size, for example rdctl --resize rd0 4G");
-		if (optind + 1 < argc)
-			return usage_error("unexpected argument '%s': see rdctl --help", argv[optind + 1]);
-	} else if (cmd == CMD_CREATE) {
-		if (optind >= argc)
-			return usage_error("--create needs an array and at least one disk, for example rdctl --create /dev/md0 /dev/sdb /dev/sdc");
-	} else if (optind < argc && cmd != CMD_LIST && cmd != CMD_RELEASE) {
-		return usage_error("unexpected argument '%s': see rdctl --help", argv[optind]);
-	}
-	if (table_opt && cmd != CMD_LIST)
-		return usage_error("%s goes with --list only", table_opt);
-	if (table_opt && o->json)
-		return usage_error("%s and --json cannot be used together: the JSON document has every field",
+	return 0;
+}
+
+/* The checks across options, and the values of --timeout, --size and --bitmap. */
+static int check_options(struct cli_opts *o, const struct parsed *p)
+{
+	const char *table_opt = NULL;
+	int rc;
+
+	for (size_t i = 0; i < NOPTS && !table_opt; i++)
+		if (p->given[i] && opt_defs[i].with[0] == CMD_LIST && opt_defs[i].with[1] == CMD_NONE)
+			table_opt = opt_defs[i].name;
+	if (table_opt && o->m.json)
+		return usage_error("--%s and --json cannot be used together: the JSON document has every field",
 				   table_opt);
-	if (o->quiet && cmd != CMD_STATUS)
-		return usage_error("--quiet goes with --status only");
-	if ((o->nagios || o->prometheus) && cmd != CMD_STATUS)
-		return usage_error("%s goes with --status only", o->nagios ? "--nagios" : "--prometheus");
-	if (o->nagios + o->prometheus + o->json + o->quiet > 1)
+	if (o->nagios + o->prometheus + o->m.json + o->quiet > 1)
 		return usage_error("--nagios, --prometheus, --json and --quiet cannot be used together: give one output form");
-	if (timeout_arg && !o->wait)
+	if (p->timeout_arg && !o->m.wait)
 		return usage_error("--timeout goes with --wait only");
-	if (timeout_arg && (rc = parse_timeout(timeout_arg, &o->timeout)))
+	if (p->timeout_arg && (rc = parse_timeout(p->timeout_arg, &o->m.timeout)))
 		return rc;
-	if (o->prealloc && cmd != CMD_ATTACH && cmd != CMD_CREATE && cmd != CMD_CONVERT)
-		return usage_error("--prealloc goes with --attach, --create or --convert only");
-	if (o->force && cmd != CMD_CREATE)
-		return usage_error("--force goes with --create only: past the memory check give --ignore-memory, past a known md bug --ignore-kernel-bug");
-	if (o->ignore_memory && cmd != CMD_ATTACH && cmd != CMD_RESIZE && cmd != CMD_CREATE && cmd != CMD_CONVERT &&
-	    cmd != CMD_RESTORE)
-		return usage_error("--ignore-memory goes with --attach, --resize, --create, --convert or --restore only");
-	if (o->ignore_kernel_bug && cmd != CMD_CREATE && cmd != CMD_CONVERT && cmd != CMD_RESTORE && cmd != CMD_REFRESH)
-		return usage_error("--ignore-kernel-bug goes with --create, --convert, --restore or --refresh only");
-	if (o->wait && cmd != CMD_RESTORE && cmd != CMD_CREATE && cmd != CMD_CONVERT && cmd != CMD_REFRESH)
-		return usage_error("--wait goes with --restore, --create, --convert or --refresh only");
-	if (o->config && cmd != CMD_RESTORE && cmd != CMD_STATUS && !is_mirror_cmd(cmd))
-		return usage_error("--config goes with --status, --restore, --create, --convert, --revert or --refresh only");
-	if (o->config && !*o->config)
+	if (o->m.config && !*o->m.config)
 		return usage_error("--config needs a file name");
-	if (size_arg && cmd != CMD_CREATE && cmd != CMD_CONVERT)
-		return usage_error("--size goes with --create or --convert only (--attach and --resize take the size itself)");
-	if (bitmap_arg && cmd != CMD_CREATE)
-		return usage_error("--bitmap goes with --create only");
-	if (o->dry_run && !is_mirror_cmd(cmd) && cmd != CMD_RELEASE && cmd != CMD_RESTORE)
-		return usage_error("--dry-run goes with --create, --convert, --revert, --refresh, --release or --restore only");
-	if (o->dry_run && o->wait)
+	if (o->m.dry_run && o->m.wait)
 		return usage_error("--dry-run and --wait cannot be used together: a dry run starts nothing to wait for");
-	o->auto_size = !size_arg || !strcmp(size_arg, "auto");
-	if (!o->auto_size && (rc = parse_size_arg(size_arg, &o->size)))
+	o->m.auto_size = !p->size_arg || !strcmp(p->size_arg, "auto");
+	if (!o->m.auto_size && (rc = parse_size_arg(p->size_arg, &o->m.size)))
 		return rc;
-	if (bitmap_arg && strcmp(bitmap_arg, "internal") && strcmp(bitmap_arg, "none"))
-		return usage_error("invalid --bitmap '%s': expected internal or none", bitmap_arg);
-	o->bitmap_none = bitmap_arg && !strcmp(bitmap_arg, "none");
+	if (p->bitmap_arg && strcmp(p->bitmap_arg, "internal") && strcmp(p->bitmap_arg, "none"))
+		return usage_error("invalid --bitmap '%s': expected internal or none", p->bitmap_arg);
+	o->m.bitmap_none = p->bitmap_arg && !strcmp(p->bitmap_arg, "none");
+	return 0;
+}
 
-	switch (cmd) {
+static int dispatch(int argc, char **argv, const struct cli_opts *o, const struct parsed *p)
+{
+	uint64_t size = 0;
+	unsigned index = 0;
+	int rc;
+
+	switch (p->cmd) {
 	case CMD_ATTACH:
-		rc = parse_size_arg(arg, &size);
+		rc = parse_size_arg(p->arg, &size);
 		return rc ? rc : cmd_attach(o, size);
 	case CMD_DETACH:
-		rc = parse_disk(arg, &index);
+		rc = disk_arg(p->arg, &index);
 		return rc ? rc : cmd_detach(o, index);
 	case CMD_RESIZE:
-		rc = parse_disk(arg, &index);
+		rc = disk_arg(p->arg, &index);
 		if (!rc)
 			rc = parse_size_arg(argv[optind], &size);
 		return rc ? rc : cmd_resize(o, index, size);
 	case CMD_FLUSH:
-		rc = parse_disk(arg, &index);
+		rc = disk_arg(p->arg, &index);
 		return rc ? rc : cmd_flush(o, index);
 	case CMD_LIST:
 		return cmd_list(o, argv + optind, (size_t)(argc - optind));
@@ -492,28 +595,44 @@ static int run(int argc, char **argv, struct opts *o)
 	case CMD_VERSION:
 		return cmd_version(o);
 	case CMD_RESTORE:
-		return cmd_restore(o);
+		return cmd_restore(&o->m);
 	case CMD_RELEASE:
-		return cmd_release(o, argv + optind, (size_t)(argc - optind));
+		return cmd_release(&o->m, argv + optind, (size_t)(argc - optind));
 	case CMD_CREATE:
-		return cmd_create(o, arg, argv + optind, (size_t)(argc - optind));
+		return cmd_create(&o->m, p->arg, argv + optind, (size_t)(argc - optind));
 	case CMD_CONVERT:
-		return cmd_convert(o, arg);
+		return cmd_convert(&o->m, p->arg);
 	case CMD_REVERT:
-		return cmd_revert(o, arg);
+		return cmd_revert(&o->m, p->arg);
 	case CMD_REFRESH:
-		return cmd_refresh(o, arg);
-	default:
-		return usage_error("no command given: see rdctl --help");
+		return cmd_refresh(&o->m, p->arg);
+	default:	/* none, --help: run() answered them */
+		return EXIT_USAGE;
 	}
+}
+
+static int run(int argc, char **argv, struct cli_opts *o)
+{
+	struct parsed p = { 0 };
+	int rc = parse_args(argc, argv, o, &p);
+
+	if (rc)
+		return rc;
+	if (p.cmd == CMD_HELP)
+		return print_help();
+	if (p.cmd == CMD_NONE)
+		return usage_error("no command given: see rdctl --help");
+	if ((rc = check_operands(argc, argv, p.cmd)) || (rc = check_goes_with(&p)) || (rc = check_options(o, &p)))
+		return rc;
+	return dispatch(argc, argv, o, &p);
 }
 
 int main(int argc, char **argv)
 {
-	struct opts o = { 0 };
+	struct cli_opts o = { 0 };
 	int rc = run(argc, argv, &o);
 
 	if (rc)
-		error_report(o.json);
+		error_report(o.m.json);
 	return rc;
 }

@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "lib/seams.h"
 #include "lib/size.h"
 #include "lib/util.h"
 
@@ -21,6 +22,13 @@ static void add_error(struct config *c, int line, char *message)
 	c->errs[c->nerrs].line = line;
 	c->errs[c->nerrs].message = message;
 	c->nerrs++;
+}
+
+const char *config_path(const char *given)
+{
+	const char *p = given ? given : seam("RDCTL_CONFIG");
+
+	return p && *p ? p : CONFIG_DEFAULT_PATH;
 }
 
 bool config_uuid_valid(const char *s)
@@ -62,7 +70,7 @@ static char *parse_array(const char *w, struct conf_mirror *m)
 	m->spec = xstrdup(w);
 	if (!strncasecmp(w, "UUID=", 5)) {
 		if (!config_uuid_valid(w + 5))
-			return xasprintf("invalid UUID '%s': expected 4 groups of 8 hex digits separated by ':', as mdadm --detail prints it",
+			return xasprintf("invalid UUID '%s': " CONFIG_UUID_FORM,
 					 w + 5);
 		m->kind = CONF_UUID;
 		m->uuid = xstrdup(w + 5);

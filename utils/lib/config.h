@@ -28,6 +28,17 @@
 
 #define CONFIG_DEFAULT_PATH "/etc/rdmirror.conf"
 
+/*
+ * The configuration a command reads and edits, the one place it is worked
+ * out: given (--config FILE) when not NULL, else CONFIG_DEFAULT_PATH, or
+ * in the tests' build $RDCTL_CONFIG (lib/seams.h), so that the host's own
+ * configuration never leaks into the tests.
+ */
+const char *config_path(const char *given);
+
+/* What an invalid UUID=... is told, after "invalid UUID '%s': ". */
+#define CONFIG_UUID_FORM "expected 4 groups of 8 hex digits separated by ':', as mdadm --detail prints it"
+
 enum conf_kind {
 	CONF_DEVICE,	/* /dev/mdN or mdN: name is "mdN" */
 	CONF_MDNAME,	/* /dev/md/NAME: name is "NAME" */

@@ -167,14 +167,68 @@ static char *replace_target(const char *path, char **msg, int *e)
 	return real;
 }
 
+/* Remove the temporary file tmp after a failure, its error added to *msg. */
+static void drop_temp(const char *tmp, char **msg)
+{
+	if (unlink(tmp) < 0) {
+		char *m = *msg;
+		int e = errno;
+
+		*msg = xasprintf("%s; cannot remove %s either: %s", m, tmp, strerror(e));
+		free(m);
+	}
+}
+
+/*
+ * The new text into a temporary file made from the template tmp (in dir),
+ * with the owner (when root) and mode of the file it replaces (st, when it
+ * exists), on disk and closed. 0, or -errno with *msg set and nothing left.
+ */
+static int write_temp(char *tmp, const char *dir, const struct stat *st, bool exists, const char *text, char **msg)
+{
+	mode_t mode = exists ? (st->st_mode & 07777) : (0644 & ~current_umask());
+	int fd = mkostemp(tmp, O_CLOEXEC), e, r;
+
+	if (fd < 0) {
+		e = errno;
+		return failed(msg, e, xasprintf("cannot create a temporary file in %s: %s", dir, strerror(e)));
+	}
+	/* owner before mode: chown clears the set-id bits */
+	if (exists && geteuid() == 0 && fchown(fd, st->st_uid, st->st_gid) < 0) {
+		e = errno;
+		r = failed(msg, e, xasprintf("cannot set the owner of %s: %s", tmp, strerror(e)));
+	} else if (fchmod(fd, mode) < 0) {
+		e = errno;
+		r = failed(msg, e, xasprintf("cannot set the mode of %s: %s", tmp, strerror(e)));
+	} else if ((r = write_all(fd, text, strlen(text))) < 0) {
+		r = failed(msg, -r, xasprintf("cannot write %s: %s", tmp, strerror(-r)));
+	} else if (fsync(fd) < 0) {
+		/* the data must be on disk before the name points at it */
+		e = errno;
+		r = failed(msg, e, xasprintf("cannot sync %s: %s", tmp, strerror(e)));
+	} else {
+		r = close(fd);
+		fd = -1;
+		if (r < 0) {
+			e = errno;
+			r = failed(msg, e, xasprintf("cannot close %s: %s", tmp, strerror(e)));
+		}
+	}
+	if (r < 0) {
+		if (fd >= 0)
+			close(fd);	/* failing already: the first error is the one to report */
+		drop_temp(tmp, msg);
+	}
+	return r;
+}
+
 int config_write_atomic(const char *path, const char *text, char **msg)
 {
 	char *target, *dir = NULL, *tmp = NULL;
 	const char *slash, *base;
 	bool exists;
 	struct stat st;
-	mode_t mode;
-	int dfd = -1, fd = -1, e = 0, r;
+	int dfd = -1, e = 0, r;
 
 	*msg = NULL;
 	target = replace_target(path, msg, &e);
@@ -216,46 +270,14 @@ int config_write_atomic(const char *path, const char *text, char **msg)
 		r = failed(msg, e, xasprintf("cannot open directory %s: %s", dir, strerror(e)));
 		goto out;
 	}
-	mode = exists ? (st.st_mode & 07777) : (0644 & ~current_umask());
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		e = errno;
-		r = failed(msg, e, xasprintf("cannot create a temporary file in %s: %s", dir, strerror(e)));
+	r = write_temp(tmp, dir, &st, exists, text, msg);
+	if (r < 0)
 		goto out;
-	}
-	/* owner before mode: chown clears the set-id bits */
-	if (exists && geteuid() == 0 && fchown(fd, st.st_uid, st.st_gid) < 0) {
-		e = errno;
-		r = failed(msg, e, xasprintf("cannot set the owner of %s: %s", tmp, strerror(e)));
-		goto unlink_tmp;
-	}
-	if (fchmod(fd, mode) < 0) {
-		e = errno;
-		r = failed(msg, e, xasprintf("cannot set the mode of %s: %s", tmp, strerror(e)));
-		goto unlink_tmp;
-	}
-	r = write_all(fd, text, strlen(text));
-	if (r < 0) {
-		r = failed(msg, -r, xasprintf("cannot write %s: %s", tmp, strerror(-r)));
-		goto unlink_tmp;
-	}
-	/* the data must be on disk before the name points at it */
-	if (fsync(fd) < 0) {
-		e = errno;
-		r = failed(msg, e, xasprintf("cannot sync %s: %s", tmp, strerror(e)));
-		goto unlink_tmp;
-	}
-	r = close(fd);
-	fd = -1;
-	if (r < 0) {
-		e = errno;
-		r = failed(msg, e, xasprintf("cannot close %s: %s", tmp, strerror(e)));
-		goto unlink_tmp;
-	}
 	if (rename(tmp, target) < 0) {
 		e = errno;
 		r = failed(msg, e, xasprintf("cannot rename %s to %s: %s", tmp, target, strerror(e)));
-		goto unlink_tmp;
+		drop_temp(tmp, msg);
+		goto out;
 	}
 	/* and the new name on disk too; the content is in place already */
 	if (fsync(dfd) < 0) {
@@ -268,20 +290,6 @@ int config_write_atomic(const char *path, const char *text, char **msg)
 	if (r < 0) {
 		e = errno;
 		r = failed(msg, e, xasprintf("cannot close directory %s: %s", dir, strerror(e)));
-		goto out;
-	}
-	r = 0;
-	goto out;
-
-unlink_tmp:
-	if (fd >= 0)
-		close(fd);	/* failing already: the first error is the one to report */
-	if (unlink(tmp) < 0) {
-		char *m = *msg;
-
-		e = errno;
-		*msg = xasprintf("%s; cannot remove %s either: %s", m, tmp, strerror(e));
-		free(m);
 	}
 out:
 	if (dfd >= 0)

@@ -35,42 +35,72 @@ static bool conf_names(const struct conf_mirror *m, const char *kname, const cha
 	return false;
 }
 
-const char *conf_path_of(const struct opts *o)
+void conf_file_init(struct conf_file *f, const char *given, bool json)
 {
-	return o->config ? o->config : CONFIG_DEFAULT_PATH;
+	f->path = config_path(given);
+	f->text = NULL;
+	f->json = json;
 }
 
-/* The configuration's text, byte for byte, and its parse. 0 or an exit code. */
-static int config_load(struct mirror_run *r, char **text, struct config *c)
+void conf_file_free(struct conf_file *f)
+{
+	free(f->text);
+	f->text = NULL;
+}
+
+/* The text, read at the first call. 0, or -errno with *msg set. */
+static int conf_file_text(struct conf_file *f, char **msg)
+{
+	return f->text ? 0 : config_file_load(f->path, &f->text, msg);
+}
+
+int conf_file_parse(struct conf_file *f, struct config *c)
 {
 	char *msg = NULL;
-	int e = config_file_load(r->config_path, text, &msg);
+	int e = conf_file_text(f, &msg);
 
+	config_parse_text(f->path, f->text ? f->text : "", c);
 	if (e < 0) {
 		e = fail_errno(-e, "%s", msg);
 		free(msg);
-		return e;
 	}
-	config_parse_text(r->config_path, *text, c);
-	return 0;
+	return e;
 }
 
-/* Replace the configuration with next (taken); the last step is this edit. */
-static int config_store(struct mirror_run *r, char *next)
+/*
+ * Replace the configuration with next (taken): the text from then on.
+ * what: the journal's words. 0, or -errno with *msg set (the text as it
+ * was). Past the rename (syncing the directory failed) the new text is in
+ * place, it only may not survive a crash yet: 1, with *msg saying so.
+ */
+static int conf_file_store(struct conf_file *f, char *next, const char *what, char **msg)
 {
-	char *msg = NULL, *now = NULL, *ignored = NULL;
-	int e = journal_conf_write(r->config_path, next, r->steps[r->nsteps - 1].command + 2, &msg);
+	char *now = NULL, *ignored = NULL;
+	int e = journal_conf_write(f->path, next, what, msg);
 
-	if (e < 0 && config_file_load(r->config_path, &now, &ignored) == 0 && !strcmp(now, next)) {
-		/* failed after the rename (syncing the directory): the new
-		 * text is in place, it may only not survive a crash yet */
-		mirror_note(r, msg);
-		msg = NULL;
-		e = 0;
-	}
+	if (e < 0 && config_file_load(f->path, &now, &ignored) == 0 && !strcmp(now, next))
+		e = 1;
 	free(now);
 	free(ignored);
-	free(next);
+	if (e < 0) {
+		free(next);
+		return e;
+	}
+	free(f->text);
+	f->text = next;
+	return e;
+}
+
+/* The configuration becomes next (taken); the last step is this edit. */
+static int config_store(struct mirror_run *r, struct conf_file *f, char *next)
+{
+	char *msg = NULL;
+	int e = conf_file_store(f, next, r->steps[r->nsteps - 1].command + 2, &msg);
+
+	if (e > 0) {
+		mirror_note(r, msg);
+		msg = NULL;
+	}
 	if (e < 0) {
 		r->steps[r->nsteps - 1].status = "failed";
 		e = fail_errno(-e, "%s", msg);
@@ -82,13 +112,12 @@ static int config_store(struct mirror_run *r, char *next)
 }
 
 /* Add the array's line to the configuration unless a line names it already. */
-int conf_add_line(struct mirror_run *r, const struct opts *o, const char *kname, bool auto_size)
+int conf_add_line(struct mirror_run *r, struct conf_file *f, const char *kname, bool auto_size)
 {
-	char *text = NULL;
 	struct config c;
 	int rc;
 
-	r->config_path = xstrdup(conf_path_of(o));
+	r->config_path = xstrdup(f->path);
 	if (r->dry_run) {
 		r->config_line = r->uuid ? config_line_for(r->uuid, auto_size, r->size, r->prealloc)
 					 : xasprintf("UUID=<the new array's UUID> %s%s", auto_size ? "auto" : "SIZE",
@@ -100,37 +129,37 @@ int conf_add_line(struct mirror_run *r, const struct opts *o, const char *kname,
 		return fail_errno(EIO, "cannot find the UUID of %s (mdadm --detail --export): add its line to %s by hand",
 				  kname, r->config_path);
 	r->config_line = config_line_for(r->uuid, auto_size, r->size, r->prealloc);
-	rc = config_load(r, &text, &c);
-	if (rc)
+	rc = conf_file_parse(f, &c);
+	if (rc) {
+		config_free(&c);
 		return rc;
+	}
 	for (size_t i = 0; i < c.n; i++) {
 		if (!conf_names(&c.v[i], kname, r->uuid))
 			continue;
 		mirror_note(r, xasprintf("%s names %s already on line %d (%s): left as it is",
 					 r->config_path, kname, c.v[i].line, c.v[i].spec));
 		config_free(&c);
-		free(text);
 		return 0;
 	}
 	config_free(&c);
 	mirror_step(r, false, xasprintf("# add to %s: %s", r->config_path, r->config_line));
-	rc = config_store(r, config_text_append(text, r->config_line));
-	free(text);
-	return rc;
+	return config_store(r, f, config_text_append(f->text, r->config_line));
 }
 
 /* Remove every line that names the array. */
-int conf_remove_lines(struct mirror_run *r, const struct opts *o, const char *kname)
+int conf_remove_lines(struct mirror_run *r, struct conf_file *f, const char *kname)
 {
-	char *text = NULL;
 	struct config c;
 	int *lines = NULL, rc;
 	size_t n = 0;
 
-	r->config_path = xstrdup(conf_path_of(o));
-	rc = config_load(r, &text, &c);
-	if (rc)
+	r->config_path = xstrdup(f->path);
+	rc = conf_file_parse(f, &c);
+	if (rc) {
+		config_free(&c);
 		return rc;
+	}
 	for (size_t i = 0; i < c.n; i++) {
 		if (!conf_names(&c.v[i], kname, r->uuid))
 			continue;
@@ -142,23 +171,20 @@ int conf_remove_lines(struct mirror_run *r, const struct opts *o, const char *kn
 	if (n == 0)
 		mirror_note(r, xasprintf("%s has no line for %s: nothing to remove", r->config_path, kname));
 	else if (!r->dry_run)
-		rc = config_store(r, config_text_drop_lines(text, lines, n));
+		rc = config_store(r, f, config_text_drop_lines(f->text, lines, n));
 	free(lines);
-	free(text);
 	return rc;
 }
 
 /* Take back the line conf_add_line() added (an undo step). */
-void conf_undo_line(struct mirror_run *r)
+void conf_undo_line(struct mirror_run *r, struct conf_file *f)
 {
-	char *text = NULL, *msg = NULL;
+	char *msg = NULL;
 	struct config c;
 
-	if (config_file_load(r->config_path, &text, &msg) < 0) {
-		free(msg);
+	if (!r->config_changed)
 		return;
-	}
-	config_parse_text(r->config_path, text, &c);
+	config_parse_text(f->path, f->text, &c);
 	for (size_t i = c.n; i-- > 0; ) {
 		int line = c.v[i].line;
 		char *next;
@@ -166,19 +192,15 @@ void conf_undo_line(struct mirror_run *r)
 		if (!c.v[i].uuid || !r->uuid || !md_uuid_same(c.v[i].uuid, r->uuid))
 			continue;
 		mirror_step(r, true, xasprintf("# remove line %d of %s: %s", line, r->config_path, c.v[i].spec));
-		next = config_text_drop_lines(text, &line, 1);
-		if (journal_conf_write(r->config_path, next, r->steps[r->nsteps - 1].command + 2, &msg) < 0) {
+		next = config_text_drop_lines(f->text, &line, 1);
+		if (conf_file_store(f, next, r->steps[r->nsteps - 1].command + 2, &msg) < 0)
 			r->steps[r->nsteps - 1].status = "failed";
-			free(msg);
-			msg = NULL;
-		} else {
+		else
 			r->config_changed = false;
-		}
-		free(next);
+		free(msg);
 		break;
 	}
 	config_free(&c);
-	free(text);
 }
 
 /*
@@ -286,13 +308,14 @@ static int mdadm_conf_step(struct mirror_run *r, int n)
 }
 
 /* Does a line of the configuration name the array kname? */
-bool conf_names_array(const struct opts *o, const char *kname)
+bool conf_names_array(struct conf_file *f, const char *kname)
 {
 	struct config c;
 	char *uuid = NULL;
 	bool named = false;
 
-	if (config_read(conf_path_of(o), &c) < 0) {
+	if (conf_file_parse(f, &c)) {
+		error_reset();
 		config_free(&c);
 		return false;
 	}
@@ -320,24 +343,21 @@ int mdadm_conf_fit_step(struct mirror_run *r)
 }
 
 /* Add the line of the array kname to the configuration (auto size). */
-void conf_adopt_line(const struct opts *o, const char *kname)
+void conf_adopt_line(struct conf_file *f, const char *kname, bool prealloc)
 {
-	char *uuid = md_uuid_of(kname), *text = NULL, *msg = NULL, *line, *next;
+	char *uuid = md_uuid_of(kname), *msg = NULL, *line;
 
 	if (!uuid)
 		return;
-	line = config_line_for(uuid, true, 0, o->prealloc);
-	if (config_file_load(conf_path_of(o), &text, &msg) == 0) {
-		char *what = xasprintf("add to %s: %s", conf_path_of(o), line);
+	line = config_line_for(uuid, true, 0, prealloc);
+	if (conf_file_text(f, &msg) == 0) {
+		char *what = xasprintf("add to %s: %s", f->path, line);
 
-		next = config_text_append(text, line);
-		if (journal_conf_write(conf_path_of(o), next, what, &msg) == 0 && !o->json)
+		if (conf_file_store(f, config_text_append(f->text, line), what, &msg) == 0 && !f->json)
 			printf("# %s\n", what);
 		free(what);
-		free(next);
 	}
 	free(msg);
-	free(text);
 	free(line);
 	free(uuid);
 }

@@ -162,6 +162,19 @@ char *size_arg_str(uint64_t bytes)
 	return xasprintf("%lluB", (unsigned long long)bytes);
 }
 
+char *attach_error(int e, uint64_t size, const char *prealloc)
+{
+	char *sz = size_mib_str(size), *why;
+
+	if (e == ENOMEM)
+		why = xasprintf("not enough memory for a %s RAM disk%s%s%s", sz, prealloc ? " (" : "",
+				prealloc ? prealloc : "", prealloc ? " needs all of it free now)" : "");
+	else
+		why = xasprintf("attaching a %s RAM disk failed: %s", sz, strerror(e));
+	free(sz);
+	return why;
+}
+
 int mirror_attach(struct mirror_run *r, uint64_t size, bool prealloc)
 {
 	char *sz = size_arg_str(size), *path;
@@ -183,12 +196,8 @@ int mirror_attach(struct mirror_run *r, uint64_t size, bool prealloc)
 	if (close(fd) < 0 && e == 0)
 		e = -errno;
 	if (e < 0) {
-		sz = size_mib_str(size);
-		if (e == -ENOMEM)
-			rc = fail_errno(ENOMEM, "not enough memory for a %s RAM disk%s", sz,
-					prealloc ? " (--prealloc needs all of it free now)" : "");
-		else
-			rc = fail_errno(-e, "attaching a %s RAM disk failed: %s", sz, strerror(-e));
+		sz = attach_error(-e, size, prealloc ? "--prealloc" : NULL);
+		rc = fail_errno(-e, "%s", sz);
 		free(sz);
 		return rc;
 	}

@@ -59,6 +59,8 @@ int mirror_mdadm(struct mirror_run *r, bool undo, const char *arg, ...) __attrib
 int mirror_mdadmv(struct mirror_run *r, bool undo, const char *const args[]);
 /* "echo VALUE > PATH" as a step. 0 or an exit code with the error recorded. */
 int mirror_sysfs(struct mirror_run *r, bool undo, const char *path, const char *value);
+/* Why attaching a RAM disk of size failed with errno e (prealloc: the option's name when given). malloc'd. */
+char *attach_error(int e, uint64_t size, const char *prealloc);
 /* Attach a RAM disk of size as a step; r->rd set. 0 or an exit code. */
 int mirror_attach(struct mirror_run *r, uint64_t size, bool prealloc);
 /* Detach r->rd as a step. 0 or an exit code. */

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The options of a command line, as the verbs and the mirror's steps read them. */
+/*
+ * The options the mirror verbs take (--create, --convert, --revert,
+ * --refresh, --restore, --release), as cli/rdctl.c parsed them.
+ */
 #ifndef RDCTL_OPTIONS_H
 #define RDCTL_OPTIONS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "status/list_table.h"
-
-struct opts {
+struct mirror_opts {
 	bool json, prealloc, wait, dry_run;
 	bool force;		/* --force: --create destroys what wipefs finds on its disks */
 	bool ignore_memory;	/* --ignore-memory: past the check of MemAvailable (and restore's reserve) */
@@ -18,10 +19,6 @@ struct opts {
 	uint64_t size;		/* --size SIZE, bytes */
 	bool bitmap_none;	/* --bitmap none */
 	unsigned timeout;	/* --timeout SEC of --wait, 0: the default */
-	bool quiet;		/* --quiet: --status prints nothing, only its exit status */
-	bool nagios;		/* --nagios: --status as a monitoring plugin (one line, exit 0-3) */
-	bool prometheus;	/* --prometheus: --status as Prometheus metrics */
-	struct list_format list; /* --list: -o, --raw, -n, -b */
 };
 
 #endif

@@ -54,6 +54,7 @@
 #include "md/md.h"
 #include "md/md_ops.h"
 #include "mirror/boot.h"
+#include "mirror/checks.h"
 #include "mirror/steps.h"
 #include "mirror/warm_record.h"
 #include "mirror/warmup.h"
@@ -79,18 +80,12 @@ static bool member_gone(const char *mdname, const char *rd)
  */
 bool ram_only_refusal(struct boot_item *it, const struct md_array *a, const char *rd, const char *verb)
 {
-	struct md_ranges only;
-	char *ranges;
+	char *mdpath = md_dev_path(a->name), *why = refuse_ram_only(a, verb, rd, a->name, rd, mdpath);
 
-	md_ram_only_ranges(a, &only);
-	if (!only.n)
+	free(mdpath);
+	if (!why)
 		return false;
-	ranges = md_ranges_str(&only, 8);
-	boot_item_fail(it, "EBUSY",
-		       xasprintf("not %s %s: every disk of %s has recorded bad blocks at sectors %s (%llu sectors in all, md's bad_blocks): %s holds the only good copy of them, and they are lost when it goes (at a power-off too). Give md a good copy first: mdadm /dev/%s --add NEWDISK (md copies them from RAM), or --replace the disk",
-				 verb, rd, a->name, ranges, (unsigned long long)only.sectors, rd, a->name));
-	free(ranges);
-	md_ranges_clear(&only);
+	boot_item_fail(it, "EBUSY", why);
 	return true;
 }
 
@@ -255,7 +250,7 @@ static void stop_warmups(struct boot_report *rep, const struct wanted *wanted, b
 	free(names);
 }
 
-int cmd_release(const struct opts *o, char *const arrays[], size_t n)
+int cmd_release(const struct mirror_opts *o, char *const arrays[], size_t n)
 {
 	struct wanted wanted = { .names = xcalloc(n + 1, sizeof(char *)), .n = 0 };
 	struct boot_report rep = { 0 };

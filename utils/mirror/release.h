@@ -3,6 +3,8 @@
 #ifndef RDCTL_RELEASE_H
 #define RDCTL_RELEASE_H
 
+#include <stddef.h>
+
 #include "mirror/options.h"
 
 /*
@@ -10,6 +12,6 @@
  * named (each must have a RAM member or a warm-up); with o->dry_run, what
  * it would do, changing nothing. An exit code.
  */
-int cmd_release(const struct opts *o, char *const arrays[], size_t n);
+int cmd_release(const struct mirror_opts *o, char *const arrays[], size_t n);
 
 #endif

@@ -107,22 +107,15 @@ static int drop_faulty(struct boot_item *it, const char *mdname, const char *rd,
 static int attach_disk(struct boot_item *it, uint64_t size, bool prealloc, unsigned *index)
 {
 	int fd, r, rc = control_open(true, &fd);
-	char *path, *sz;
+	char *path;
 
 	if (rc)
 		return boot_item_take_error(it);
 	r = ctl_add(fd, size, prealloc, index);
 	if (close(fd) < 0 && r == 0)
 		r = -errno;
-	if (r < 0) {
-		sz = size_mib_str(size);
-		boot_item_fail(it, errno_code(-r),
-			       r == -ENOMEM ? xasprintf("not enough memory for a %s RAM disk%s", sz,
-							prealloc ? " (prealloc needs all of it free now)" : "")
-					    : xasprintf("attaching a %s RAM disk failed: %s", sz, strerror(-r)));
-		free(sz);
-		return -1;
-	}
+	if (r < 0)
+		return boot_item_fail(it, errno_code(-r), attach_error(-r, size, prealloc ? "prealloc" : NULL));
 	it->rd = xasprintf("%s%u", RDMIRROR_DISK_PREFIX, *index);
 	it->has_size = true;
 	it->size = size;
@@ -250,161 +243,155 @@ static bool warming_already(struct boot_item *it, const char *mdname, bool rd_in
 	return true;
 }
 
-static void restore_one(const struct conf_mirror *m, const struct config *cfg, const struct opts *o,
-			struct boot_report *rep)
+/*
+ * The array of line m brought up and read into *a: a RAID1, writable. 0,
+ * or -1 with the item failed (*a cleared).
+ */
+static int restore_open(struct boot_item *it, const struct conf_mirror *m, char **mdname, char **note,
+			struct md_array *a)
 {
-	struct boot_item *it = boot_item_new(rep, m->spec);
-	char *mdname = NULL, *note = NULL, *words = NULL, *wm, *sz;
+	char *msg = NULL, *why, *dev;
+	int r;
+
+	if (restore_bring_up(it, m, mdname, note) < 0)
+		return -1;
+	if (!it->uuid)
+		it->uuid = md_uuid_of(*mdname);
+	r = md_array_read(*mdname, a);
+	if (r < 0)
+		return boot_item_fail(it, errno_code(-r), xasprintf("cannot read %s: %s", *mdname, strerror(-r)));
+	if ((why = refuse_not_raid1(*mdname, a))) {
+		md_array_clear(a);
+		return boot_item_fail(it, "EINVAL", why);
+	}
+	if (!a->array_state || strcmp(a->array_state, "read-auto"))
+		return 0;
+	dev = md_dev_path(*mdname);
+	r = mdadm_call(NULL, &msg, "--readwrite", dev, NULL);
+	free(dev);
+	if (r < 0) {
+		md_array_clear(a);
+		return boot_item_fail(it, errno_code(-r), msg);
+	}
+	free(msg);
+	return 0;
+}
+
+/*
+ * The array has its working RAM member rm: said so, its disks made
+ * write-mostly. A RAM spare with no slot free for it is a --convert
+ * stopped between its add and its grow: grown, md recovers the spare into
+ * the new slot, the highest. Takes *a (cleared). 0, or -1 (the item failed).
+ */
+static int restore_present(struct boot_item *it, struct md_array *a, const struct md_member *rm, const char *mdname,
+			   const char *dev, int slotted)
+{
+	char *words, *wm;
+	unsigned index;
+
+	it->action = "already";
+	it->rd = xstrdup(rm->name);
+	if (rd_parse_name(rm->name, &index)) {
+		struct rd_disk d;
+
+		if (rd_disk_read(index, &d) == 0) {
+			it->has_size = true;
+			it->size = d.size;
+			rd_disk_clear(&d);
+		}
+	}
+	if (rm->slot < 0 && a->raid_disks > 0 && slotted >= a->raid_disks) {
+		int raid_disks = a->raid_disks;
+
+		md_array_clear(a);
+		if (grow_to(it, dev, raid_disks + 1) < 0)
+			return -1;
+		it->action = "added";
+		if (md_array_read(mdname, a) < 0)
+			return -1;
+		rm = rd_member(a);
+		if (!rm) {
+			md_array_clear(a);
+			return boot_item_fail(it, "EIO", xasprintf("%s left %s after the grow", it->rd, mdname));
+		}
+	}
+	words = restore_sync_words(a, rm);
+	md_array_clear(a);
+	if (restore_fix_write_mostly(it, mdname) < 0) {
+		free(words);
+		return -1;
+	}
+	wm = join_wm(it);
+	it->summary = xasprintf("%s (%s, %s)%s%s%s", strcmp(it->action, "added") ? "already restored" :
+				"grown into the RAM slot", it->rd, words,
+				it->nwm ? ", " : "", wm, it->nwm ? " made write-mostly" : "");
+	free(wm);
+	free(words);
+	return 0;
+}
+
+/*
+ * The RAM member must land in the highest slot (md_ram_slot_low()): md
+ * puts a spare into the lowest free slot. With one slot free and a
+ * persistent member above it (a mirror made by an older rdctl, or by hand,
+ * with the RAM slot first), shrinking raid-devices to the persistent
+ * members packs them into the lowest slots (raid1_reshape()); the grow
+ * then opens the top slot for the RAM member. Not while a sync runs (md
+ * refuses to reshape then): --status warns, and the next restore or rdctl
+ * --refresh moves it. true when compacted (*raid_disks then the new count).
+ */
+static bool restore_compact(struct boot_item *it, const char *mdname, const char *dev, int persistent, int top,
+			    int *raid_disks)
+{
+	if (*raid_disks != persistent + 1 || top < persistent)
+		return false;
+	if (grow_to(it, dev, persistent) == 0) {
+		*raid_disks = persistent;
+		return true;
+	}
+	fprintf(stderr, "rdctl: warning: %s: cannot move the disks below the RAM slot (%s): the RAM member goes into a low slot, where md's repair would take it as the truth; rdctl --refresh %s moves it later\n",
+		mdname, it->message, dev);
+	free(it->message);
+	free(it->code);
+	it->message = it->code = NULL;
+	it->action = NULL;
+	return false;
+}
+
+/* Where restore_add() puts the RAM member, and what it says of it. */
+struct restore_slot {
+	const char *mdname, *dev, *note;
+	uint64_t size;
+	bool prealloc;
+	bool compacted;		/* the disks moved below the RAM slot */
+	bool grow;		/* no slot free: grown by one after the add */
+	int raid_disks;
+};
+
+/* The attached disk added (md recovers it in full), then grown into a new slot when s->grow. 0 or -1. */
+static int restore_add_cold(struct boot_item *it, const struct restore_slot *s, unsigned index)
+{
+	char *msg = NULL, *path = md_dev_path(it->rd), *words, *wm, *sz;
 	struct md_array a;
 	const struct md_member *rm;
-	unsigned index;
-	uint64_t size = m->size;
-	char *msg = NULL, *dev = NULL, *path = NULL, *warm_note = NULL;
-	struct md_super sb;
-	int r, slotted, persistent, top, raid_disks;
-	bool compacted = false, grow, warm = false, made = false;
+	int r;
 
-	it->spec = xstrdup(m->spec);
-	it->line = m->line;
-	if (m->kind == CONF_UUID)
-		it->uuid = xstrdup(m->uuid);
-	if (restore_bring_up(it, m, &mdname, &note) < 0)
-		goto out;
-	if (!it->uuid)
-		it->uuid = md_uuid_of(mdname);
-	dev = md_dev_path(mdname);
-	r = md_array_read(mdname, &a);
-	if (r < 0) {
-		boot_item_fail(it, errno_code(-r), xasprintf("cannot read %s: %s", mdname, strerror(-r)));
-		goto out;
-	}
-	if (!a.level || strcmp(a.level, "raid1")) {
-		boot_item_fail(it, "EINVAL", xasprintf("%s is %s, not raid1: rdmirror mirrors only RAID1",
-						       mdname, a.level ? a.level : "of an unknown level"));
-		md_array_clear(&a);
-		goto out;
-	}
-	if (a.array_state && !strcmp(a.array_state, "read-auto") &&
-	    (r = mdadm_call(NULL, &msg, "--readwrite", dev, NULL)) < 0) {
-		boot_item_fail(it, errno_code(-r), msg);
-		md_array_clear(&a);
-		goto out;
-	}
-	rm = rd_member(&a);
-	/* (a warm-up's daemon makes the disks write-mostly once rm is in sync) */
-	if (warming_already(it, mdname, rm && rm->in_sync)) {
-		md_array_clear(&a);
-		goto wait;
-	}
-	md_count_slots(&a, &slotted, &persistent, &top);
-	raid_disks = a.raid_disks;
-	if (rm && !rm->faulty && !rm->write_error) {
-		it->action = "already";
-		it->rd = xstrdup(rm->name);
-		if (rd_parse_name(rm->name, &index)) {
-			struct rd_disk d;
-
-			if (rd_disk_read(index, &d) == 0) {
-				it->has_size = true;
-				it->size = d.size;
-				rd_disk_clear(&d);
-			}
-		}
-		/*
-		 * A RAM spare with no slot free for it: a --convert stopped
-		 * between its add and its grow. Grow: md recovers the spare
-		 * into the new slot, the highest.
-		 */
-		if (rm->slot < 0 && raid_disks > 0 && slotted >= raid_disks) {
-			md_array_clear(&a);
-			if (grow_to(it, dev, raid_disks + 1) < 0)
-				goto out;
-			it->action = "added";
-			if (md_array_read(mdname, &a) < 0)
-				goto out;
-			rm = rd_member(&a);
-			if (!rm) {
-				boot_item_fail(it, "EIO", xasprintf("%s left %s after the grow", it->rd, mdname));
-				md_array_clear(&a);
-				goto out;
-			}
-		}
-		words = restore_sync_words(&a, rm);
-		md_array_clear(&a);
-		if (restore_fix_write_mostly(it, mdname) < 0)
-			goto out;
-		wm = join_wm(it);
-		it->summary = xasprintf("%s (%s, %s)%s%s%s", strcmp(it->action, "added") ? "already restored" :
-					"grown into the RAM slot", it->rd, words,
-					it->nwm ? ", " : "", wm, it->nwm ? " made write-mostly" : "");
-		free(wm);
-		goto wait;
-	}
-	if (rm && drop_faulty(it, mdname, rm->name, !rm->faulty) < 0) {
-		md_array_clear(&a);
-		goto out;
-	}
-	md_array_clear(&a);
-
-	if (restore_size(it, m, mdname, &size) < 0)
-		goto out;
-	if (!o->ignore_memory && restore_fits(it, cfg, mdname, size) < 0)
-		goto out;
-	/*
-	 * The RAM member must land in the highest slot (md_ram_slot_low()):
-	 * md puts a spare into the lowest free slot. With one slot free and a
-	 * persistent member above it (a mirror made by an older rdctl, or by
-	 * hand, with the RAM slot first), shrinking raid-devices to the
-	 * persistent members packs them into the lowest slots (raid1_reshape());
-	 * the grow below then opens the top slot for the RAM member. Not while
-	 * a sync runs (md refuses to reshape then): --status warns, and the
-	 * next restore or rdctl --refresh moves it.
-	 */
-	if (raid_disks == persistent + 1 && top >= persistent) {
-		if (grow_to(it, dev, persistent) == 0) {
-			compacted = true;
-			raid_disks = persistent;
-		} else {
-			fprintf(stderr, "rdctl: warning: %s: cannot move the disks below the RAM slot (%s): the RAM member goes into a low slot, where md's repair would take it as the truth; rdctl --refresh %s moves it later\n",
-				mdname, it->message, dev);
-			free(it->message);
-			free(it->code);
-			it->message = it->code = NULL;
-			it->action = NULL;
-		}
-	}
-	/* no slot free: a --convert stopped before its grow, or the shrink above */
-	grow = raid_disks > 0 && persistent >= raid_disks;
-	warm = restore_warm_choice(mdname, size, compacted || grow, false, &sb, &made, &warm_note);
-	if (attach_disk(it, size, m->prealloc, &index) < 0)
-		goto out;
-	path = md_dev_path(it->rd);
-	if (warm && warm_start(it, cfg, mdname, &sb, &warm_note) == 0) {
-		/* the disks: write-mostly again once it is in sync, by the daemon (warmup.h) */
-		it->action = "warming";
-		sz = size_mib_str(size);
-		it->summary = xasprintf("%s%sattached %s (%s%s), warm start: copying %s into it, then re-adding it (md recovers only what was written %s); reads spread over the disks until it is in sync",
-					note ? note : "", note ? ", " : "", it->rd, sz, m->prealloc ? ", preallocated" : "",
-					mdname, made ? "during the copy" : "since it left");
-		free(sz);
-		goto wait;
-	}
-	if (warm_note)
-		fprintf(stderr, "rdctl: %s: %s: md recovers %s in full\n", mdname, warm_note, it->rd);
-	if ((r = rd_prepare_for_md(it->rd, mdname, &msg)) < 0 ||
-	    (r = mdadm_call(NULL, &msg, dev, "--add", path, NULL)) < 0) {
+	if ((r = rd_prepare_for_md(it->rd, s->mdname, &msg)) < 0 ||
+	    (r = mdadm_call(NULL, &msg, s->dev, "--add", path, NULL)) < 0) {
+		free(path);
 		boot_item_fail(it, errno_code(-r), msg);
 		if (detach_disk(index))
 			error_reset();	/* the add failed: that is the error to show */
-		goto out;
+		return -1;
 	}
-	if (grow && grow_to(it, dev, raid_disks + 1) < 0)
-		goto out;
+	free(path);
+	free(msg);
+	if ((s->grow && grow_to(it, s->dev, s->raid_disks + 1) < 0))
+		return -1;
 	it->action = "added";
-	if (restore_fix_write_mostly(it, mdname) < 0)
-		goto out;
-	r = md_array_read(mdname, &a);
-	if (r == 0) {
+	if (restore_fix_write_mostly(it, s->mdname) < 0)
+		return -1;
+	if (md_array_read(s->mdname, &a) == 0) {
 		rm = rd_member(&a);
 		words = rm ? restore_sync_words(&a, rm) : xstrdup("not in the array");
 		md_array_clear(&a);
@@ -412,15 +399,96 @@ static void restore_one(const struct conf_mirror *m, const struct config *cfg, c
 		words = xstrdup("state unknown");
 	}
 	wm = join_wm(it);
-	sz = size_mib_str(size);
-	it->summary = xasprintf("%s%s%sattached %s (%s%s), added to %s%s%s%s%s, %s", note ? note : "", note ? ", " : "",
-				compacted ? "disks moved below the RAM slot, " : "",
-				it->rd, sz, m->prealloc ? ", preallocated" : "", mdname,
-				grow ? " in a new slot" : "",
+	sz = size_mib_str(s->size);
+	it->summary = xasprintf("%s%s%sattached %s (%s%s), added to %s%s%s%s%s, %s", s->note ? s->note : "",
+				s->note ? ", " : "", s->compacted ? "disks moved below the RAM slot, " : "",
+				it->rd, sz, s->prealloc ? ", preallocated" : "", s->mdname,
+				s->grow ? " in a new slot" : "",
 				it->nwm ? ", " : "", wm, it->nwm ? " write-mostly" : "", words);
 	free(sz);
 	free(wm);
-wait:
+	free(words);
+	return 0;
+}
+
+/* A RAM disk attached and brought in by the warm start, or added. 0 or -1 (the item failed). */
+static int restore_add(struct boot_item *it, const struct config *cfg, const struct restore_slot *s)
+{
+	char *warm_note = NULL, *sz;
+	struct md_super sb;
+	bool made = false, warm;
+	unsigned index;
+	int rc = 0;
+
+	warm = restore_warm_choice(s->mdname, s->size, s->compacted || s->grow, false, &sb, &made, &warm_note);
+	if (attach_disk(it, s->size, s->prealloc, &index) < 0) {
+		free(warm_note);
+		return -1;
+	}
+	if (warm && warm_start(it, cfg, s->mdname, &sb, &warm_note) == 0) {
+		/* the disks: write-mostly again once it is in sync, by the daemon (warmup.h) */
+		it->action = "warming";
+		sz = size_mib_str(s->size);
+		it->summary = xasprintf("%s%sattached %s (%s%s), warm start: copying %s into it, then re-adding it (md recovers only what was written %s); reads spread over the disks until it is in sync",
+					s->note ? s->note : "", s->note ? ", " : "", it->rd, sz,
+					s->prealloc ? ", preallocated" : "", s->mdname,
+					made ? "during the copy" : "since it left");
+		free(sz);
+	} else {
+		if (warm_note)
+			fprintf(stderr, "rdctl: %s: %s: md recovers %s in full\n", s->mdname, warm_note, it->rd);
+		rc = restore_add_cold(it, s, index);
+	}
+	free(warm_note);
+	return rc;
+}
+
+/*
+ * Line m's mirror back: its array up, its RAM member attached and added
+ * (or warmed up), or said to be there already. Each failure on the item.
+ */
+static void restore_one(const struct conf_mirror *m, const struct config *cfg, const struct mirror_opts *o,
+			struct boot_report *rep)
+{
+	struct boot_item *it = boot_item_new(rep, m->spec);
+	struct restore_slot s = { .size = m->size, .prealloc = m->prealloc };
+	char *mdname = NULL, *note = NULL, *dev = NULL;
+	struct md_array a;
+	const struct md_member *rm;
+	int slotted, persistent, top, r;
+
+	it->spec = xstrdup(m->spec);
+	it->line = m->line;
+	if (m->kind == CONF_UUID)
+		it->uuid = xstrdup(m->uuid);
+	if (restore_open(it, m, &mdname, &note, &a) < 0)
+		goto out;
+	dev = md_dev_path(mdname);
+	rm = rd_member(&a);
+	md_count_slots(&a, &slotted, &persistent, &top);
+	s.raid_disks = a.raid_disks;
+	/* (a warm-up's daemon makes the disks write-mostly once rm is in sync) */
+	if (warming_already(it, mdname, rm && rm->in_sync)) {
+		md_array_clear(&a);
+		r = 0;
+	} else if (rm && !rm->faulty && !rm->write_error) {
+		r = restore_present(it, &a, rm, mdname, dev, slotted);
+	} else {
+		r = rm ? drop_faulty(it, mdname, rm->name, !rm->faulty) : 0;
+		md_array_clear(&a);
+		if (r < 0 || restore_size(it, m, mdname, &s.size) < 0 ||
+		    (!o->ignore_memory && restore_fits(it, cfg, mdname, s.size) < 0))
+			goto out;
+		s.mdname = mdname;
+		s.dev = dev;
+		s.note = note;
+		s.compacted = restore_compact(it, mdname, dev, persistent, top, &s.raid_disks);
+		/* no slot free: a --convert stopped before its grow, or the shrink above */
+		s.grow = s.raid_disks > 0 && persistent >= s.raid_disks;
+		r = restore_add(it, cfg, &s);
+	}
+	if (r < 0)
+		goto out;
 	/* waited for in cmd_restore, after the lock is let go, by it->array */
 	it->wait = o->wait && !it->message && it->rd;
 	if (it->wait && strcmp(it->array, mdname)) {
@@ -428,11 +496,8 @@ wait:
 		it->array = xstrdup(mdname);
 	}
 out:
-	free(warm_note);
-	free(words);
 	free(note);
 	free(dev);
-	free(path);
 	free(mdname);
 }
 
@@ -458,15 +523,15 @@ static void drop_same_arrays(struct config *cfg)
 	free(names);
 }
 
-int restore_array(const struct opts *o, const char *kname, bool *found)
+int restore_array(const struct mirror_opts *o, struct conf_file *f, const char *kname, bool *found)
 {
-	const char *path = o->config ? o->config : CONFIG_DEFAULT_PATH;
 	struct boot_report rep = { 0 };
 	struct config cfg;
 	int rc = 0;
 
 	*found = false;
-	if (config_read(path, &cfg) < 0) {
+	if (conf_file_parse(f, &cfg)) {
+		error_reset();
 		config_free(&cfg);
 		return 0;
 	}
@@ -490,14 +555,14 @@ int restore_array(const struct opts *o, const char *kname, bool *found)
 	return rc;
 }
 
-int cmd_restore(const struct opts *o)
+int cmd_restore(const struct mirror_opts *o)
 {
-	const char *path = o->config ? o->config : CONFIG_DEFAULT_PATH;
+	const char *path = config_path(o->config);
 	struct boot_report rep = { 0 };
 	struct config cfg;
 	int r, rc;
 
-	if ((rc = mirror_begin(o, "restore")) || (rc = check_kernel_bug(o, "restore")))
+	if ((rc = mirror_begin(o, "restore")) || (rc = check_kernel_bug(o->ignore_kernel_bug, "restore")))
 		return rc;
 	r = config_read(path, &cfg);
 

@@ -20,6 +20,7 @@
 #include "md/md_ops.h"
 #include "md/md_super.h"
 #include "mirror/assemble.h"
+#include "mirror/checks.h"
 #include "mirror/restore_checks.h"
 #include "mirror/steps.h"
 #include "status/warm_state.h"
@@ -76,11 +77,11 @@ static char *add_plan(const struct conf_mirror *m, const char *mdname, uint64_t 
 	return s;
 }
 
-void restore_plan_one(const struct conf_mirror *m, const struct config *cfg, const struct opts *o,
+void restore_plan_one(const struct conf_mirror *m, const struct config *cfg, const struct mirror_opts *o,
 		      struct boot_report *rep)
 {
 	struct boot_item *it = boot_item_new(rep, m->spec);
-	char *mdname = NULL, *plan = NULL, *pre = NULL, *main_part = NULL, *wm = NULL;
+	char *mdname = NULL, *plan = NULL, *pre = NULL, *main_part = NULL, *wm = NULL, *why;
 	const struct md_member *rm;
 	uint64_t size = m->size;
 	int r, slotted, persistent, top, raid_disks;
@@ -111,9 +112,8 @@ void restore_plan_one(const struct conf_mirror *m, const struct config *cfg, con
 		boot_item_fail(it, "EIO", xasprintf("cannot read %s", mdname));
 		goto out;
 	}
-	if (!a.level || strcmp(a.level, "raid1")) {
-		boot_item_fail(it, "EINVAL", xasprintf("%s is %s, not raid1: rdmirror mirrors only RAID1",
-						       mdname, a.level ? a.level : "of an unknown level"));
+	if ((why = refuse_not_raid1(mdname, &a))) {
+		boot_item_fail(it, "EINVAL", why);
 		goto clear;
 	}
 	pre = xstrdup(a.array_state && !strcmp(a.array_state, "read-auto") ?

@@ -12,7 +12,7 @@
  * "planned" (or "refused"/"failed", as the restore would end), the plan
  * in its summary. Changes nothing.
  */
-void restore_plan_one(const struct conf_mirror *m, const struct config *cfg, const struct opts *o,
+void restore_plan_one(const struct conf_mirror *m, const struct config *cfg, const struct mirror_opts *o,
 		      struct boot_report *rep);
 
 #endif

@@ -25,7 +25,7 @@
  * lock, and needs no root to read what sysfs shows (--convert, --revert);
  * --create's opens the disks (create_dry_root()).
  */
-int mirror_begin(const struct opts *o, const char *verb)
+int mirror_begin(const struct mirror_opts *o, const char *verb)
 {
 	return o->dry_run ? 0 : change_begin(verb);
 }
@@ -65,7 +65,7 @@ static int find_by_uuid(const char *arg, char **path, char **kname)
 
 	*path = *kname = NULL;
 	if (!md_uuid_hex(arg + 5, hex))
-		return fail(EXIT_USAGE, "USAGE", "invalid UUID '%s': expected 4 groups of 8 hex digits separated by ':', as mdadm --detail prints it",
+		return fail(EXIT_USAGE, "USAGE", "invalid UUID '%s': " CONFIG_UUID_FORM,
 			    arg + 5);
 	m.uuid = xasprintf("%.8s:%.8s:%.8s:%.8s", hex, hex + 8, hex + 16, hex + 24);
 	*kname = md_array_of_config(&m);
@@ -154,7 +154,7 @@ int mirror_warm_ram(struct mirror_run *r, const char *kname, const char *conf_pa
 }
 
 /* The RAM member's sync state in words, and --wait. */
-int mirror_finish_sync(struct mirror_run *r, const struct opts *o, const char *kname)
+int mirror_finish_sync(struct mirror_run *r, const struct mirror_opts *o, const char *kname)
 {
 	struct warmup w;
 	struct md_array a;
@@ -199,7 +199,7 @@ int mirror_finish_sync(struct mirror_run *r, const struct opts *o, const char *k
 
 /* create and convert, once the RAM member is in: the configuration line,
  * the mdadm.conf check, the sync state (and --wait). 0 or an exit code. */
-int mirror_finish(struct mirror_run *r, const struct opts *o, const char *kname, const char *mdpath)
+int mirror_finish(struct mirror_run *r, const struct mirror_opts *o, const char *kname, const char *mdpath)
 {
 	mdadm_conf_check_listed(r, mdpath);
 	return mirror_finish_sync(r, o, kname);
@@ -233,4 +233,12 @@ int mirror_set_write_mostly(struct mirror_run *r, const struct md_array *a, bool
 		strv_add(&r->wm, &r->nwm, m->name);
 	}
 	return 0;
+}
+
+void mirror_note_cold(struct mirror_run *r, char *why)
+{
+	if (why)
+		mirror_note(r, xasprintf("no warm start (%s): md recovers %s in full", why,
+					 r->rd ? r->rd : "the RAM disk"));
+	free(why);
 }

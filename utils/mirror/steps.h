@@ -32,7 +32,7 @@
  * lock, and needs no root to read what sysfs shows (--convert, --revert);
  * --create's opens the disks (create_dry_root()).
  */
-int mirror_begin(const struct opts *o, const char *verb);
+int mirror_begin(const struct mirror_opts *o, const char *verb);
 
 /*
  * ARRAY as the user wrote it: /dev/mdN, mdN or /dev/md/NAME. *path is
@@ -65,12 +65,15 @@ int mirror_add_ram(struct mirror_run *r, const char *mdpath, const char *kname, 
  */
 int mirror_warm_ram(struct mirror_run *r, const char *kname, const char *conf_path, char **why);
 
+/* The note when mirror_warm_ram() gave why (taken; NULL: nothing to say): md recovers the disk in full. */
+void mirror_note_cold(struct mirror_run *r, char *why);
+
 /* The RAM member's sync state in words (or the warm-up's), and --wait. */
-int mirror_finish_sync(struct mirror_run *r, const struct opts *o, const char *kname);
+int mirror_finish_sync(struct mirror_run *r, const struct mirror_opts *o, const char *kname);
 
 /* create and convert, once the RAM member is in: the configuration line,
  * the mdadm.conf check, the sync state (and --wait). 0 or an exit code. */
-int mirror_finish(struct mirror_run *r, const struct opts *o, const char *kname, const char *mdpath);
+int mirror_finish(struct mirror_run *r, const struct mirror_opts *o, const char *kname, const char *mdpath);
 
 /* Print the summary text (taken) unless --json or --dry-run. 0 or an exit code. */
 int mirror_print_summary(struct mirror_run *r, char *text);

@@ -16,7 +16,6 @@
 #include "lib/config_edit.h"
 #include "lib/build_id.h"
 #include "lib/errors.h"
-#include "lib/seams.h"
 #include "lib/util.h"
 #include "md/md_ops.h"
 #include "md/mdadm_conf.h"
@@ -64,17 +63,6 @@ void status_free_disks(struct rd_disk *disks, struct disk_view *views, size_t n)
 		disk_view_clear(&views[i]);
 	free(views);
 	rd_disks_free(disks, n);
-}
-
-/*
- * /etc/rdmirror.conf, or $RDCTL_CONFIG: a test hook, as RDCTL_SYSFS_ROOT,
- * so that the host's own configuration never leaks into the tests.
- */
-static const char *default_config(void)
-{
-	const char *p = seam("RDCTL_CONFIG");
-
-	return p && *p ? p : CONFIG_DEFAULT_PATH;
 }
 
 static long find_array(const struct status *st, const char *name)
@@ -260,7 +248,7 @@ static void ram_figures(const struct status *st, struct mirror *x)
  * A warm-up copy into x's RAM disk (warmup.h): a recovery as far as the
  * user is concerned, with its own progress, rate and ETA. true when one runs.
  */
-static bool warm_copy(struct status *st, struct mirror *x)
+static bool warm_copy_progress(struct status *st, struct mirror *x)
 {
 	struct warmup w;
 	time_t now = time(NULL);
@@ -333,7 +321,7 @@ static void mirror_of_array(struct status *st, struct mirror *x, const struct co
 		x->uuid = NULL;
 	}
 	if (!ram) {
-		if (warm_copy(st, x))
+		if (warm_copy_progress(st, x))
 			return;
 		x->state = MIRROR_MISSING;
 		x->progress = 0;
@@ -576,7 +564,7 @@ int status_collect(const char *config, struct status *st)
 	int r, rc;
 
 	memset(st, 0, sizeof(*st));
-	st->config_path = xstrdup(config ? config : default_config());
+	st->config_path = xstrdup(config_path(config));
 	r = meminfo_read(&st->mi);
 	if (r < 0) {
 		rc = fail_errno(-r, "cannot read %s/meminfo: %s", proc_root(), strerror(-r));
