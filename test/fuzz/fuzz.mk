@@ -34,6 +34,9 @@ $(FUZZ_OUT)/obj/%.o: $(FUZZ_SRC)/%.c $(FUZZ_HDRS) $(VERSION_FILE)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -I$(FUZZ_SRC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c -o $@ $<
 
+# (the build identity, as utils/Makefile gives lib/build_id.o)
+$(FUZZ_OUT)/obj/lib/build_id.o: override CPPFLAGS += -DRDCTL_BUILD_ID='"$(BUILD_ID)"'
+
 $(FUZZ_OUT)/obj/$(SEAMS_ON): $(FUZZ_SRC)/lib/seams.c $(FUZZ_HDRS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -I$(FUZZ_SRC) $(CPPFLAGS) -DRDCTL_TEST_SEAMS $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c -o $@ $<
