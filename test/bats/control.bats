@@ -221,26 +221,12 @@ teardown() { rd_common_teardown; }
 # it, and a removal of the disk being emptied is refused (EBUSY), never
 # let in to delete the disk under the emptying.
 @test "while --flush empties a disk, an add does not wait and its removal is refused" {
-	local size=$((512 * MiB)) i out
+	local size=$((512 * MiB)) out
 	rd_add "$size"
 	dd if=/dev/zero of=/dev/rd0 bs=4M count=$((size / (4 * MiB))) oflag=direct status=none
 	# "add=INDEX left=BYTES rm=RESULT before=BYTES": what rd0 still held
 	# when the add returned, and when the removal was asked.
-	python3 - "$size" "$T" >"$T/other" 2>&1 <<'PY' &
-import subprocess, sys, time
-size, tmp = int(sys.argv[1]), sys.argv[2]
-def allocated():
-    try:
-        with open("/sys/block/rd0/rdmirror/allocated_bytes") as f:
-            return int(f.read())
-    except OSError:
-        return -1
-open(tmp + "/ready", "w").close()
-deadline = time.monotonic() + 60
-while allocated() >= size:
-    if time.monotonic() > deadline:
-        print("the emptying never began")
-        sys.exit(0)
+	rd_when_emptying rd0 "$size" "$T/other" <<'PY'
 add = subprocess.run(["rd-ioctl", "add", "size=1048576"], capture_output=True, text=True)
 left = allocated()
 before = allocated()
@@ -248,10 +234,6 @@ rm = subprocess.run(["rd-ioctl", "remove", "index=0"], capture_output=True, text
 print("add=%s left=%d rm=%s before=%d" % (add.stdout.strip(), left,
       rm.stdout.strip() if rm.returncode else "done", before))
 PY
-	for ((i = 0; i < 200; i++)); do
-		[[ -e "$T/ready" ]] && break
-		sleep 0.05
-	done
 	rd_ioctl_idle free index=0
 	wait $!
 	out=$(cat "$T/other")
@@ -270,7 +252,7 @@ PY
 # while on a large disk: an open in the meantime must be refused, never
 # let in to write blocks that the emptying then discards.
 @test "an open while --flush empties the disk is refused, no write lost" {
-	local size=$((512 * MiB)) i out
+	local size=$((512 * MiB)) out
 	rd_add "$size"
 	dd if=/dev/zero of=/dev/rd0 bs=4M count=$((size / (4 * MiB))) oflag=direct status=none
 	[ "$(rd_allocated rd0)" = "$size" ]
@@ -280,18 +262,7 @@ PY
 	# through it. It prints "refused" (the open failed with EBUSY),
 	# "kept", "lost", or "late" (the disk was empty by the time the open
 	# returned: the race was not tried).
-	python3 - "$size" "$T" >"$T/writer" 2>&1 <<'PY' &
-import errno, mmap, os, sys, time
-size, tmp = int(sys.argv[1]), sys.argv[2]
-def allocated():
-    with open("/sys/block/rd0/rdmirror/allocated_bytes") as f:
-        return int(f.read())
-open(tmp + "/ready", "w").close()
-deadline = time.monotonic() + 60
-while allocated() >= size:
-    if time.monotonic() > deadline:
-        print("the emptying never began")
-        sys.exit(0)
+	rd_when_emptying rd0 "$size" "$T/writer" <<'PY'
 try:
     fd = os.open("/dev/rd0", os.O_RDWR | os.O_DIRECT)
 except OSError as e:
@@ -309,10 +280,6 @@ back = mmap.mmap(-1, 4096)
 os.preadv(fd, [back], size - 4096)
 print("kept" if back[:] == buf[:] else "lost")
 PY
-	for ((i = 0; i < 200; i++)); do
-		[[ -e "$T/ready" ]] && break
-		sleep 0.05
-	done
 	rdctl --flush rd0
 	touch "$T/flushed"
 	wait $!

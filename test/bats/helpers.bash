@@ -90,6 +90,11 @@ rd_drop_test_module() {
 
 rd_common_teardown() {
 	local log bad=""
+	if [[ -n "${RD_WATCHER:-}" ]]; then
+		kill "$RD_WATCHER" 2>/dev/null || true
+		wait "$RD_WATCHER" 2>/dev/null || true
+		RD_WATCHER=
+	fi
 	rd_cleanup
 	if compgen -G "${T:?}/*" >/dev/null; then rm -rf "${T:?}"/*; fi
 	# The log since the mark (all of it if the mark was overwritten).
@@ -296,6 +301,48 @@ mem_free_kib() {
 
 rd_allocated() {
 	cat "/sys/block/$1/rdmirror/allocated_bytes"
+}
+
+# rd_when_emptying DISK SIZE OUT <<'PY' ... PY: run the Python program on
+# stdin in the background (its pid in $!, its stdout and stderr in OUT)
+# once DISK holds fewer than SIZE allocated bytes: an emptying of a full
+# DISK has begun. Returns once the watcher is looking, so that the caller
+# can start the emptying. The program sees `size` (SIZE), `tmp` ($T),
+# `allocated()` (DISK's allocated bytes, -1 when unreadable) and the
+# modules errno, mmap, os, subprocess, sys and time, imported before the
+# watch begins: an import once the emptying runs (tens of ms under TCG)
+# would let a 512 MiB emptying end before the program acts. If the count
+# has not fallen within 60 s, the watcher prints "the emptying never
+# began" and exits 0 without running the program: the caller's match on
+# OUT fails. Its pid is kept in RD_WATCHER: rd_common_teardown kills a
+# watcher a failed test left waiting (for a file its caller never wrote),
+# which would otherwise hold the disk open through the suite's next tests
+# and keep the VM from ending.
+rd_when_emptying() {
+	local disk=$1 size=$2 out=$3 body i
+	body=$(cat)
+	rm -f "$T/ready"
+	python3 -c "import errno, mmap, os, subprocess, sys, time
+size, tmp = int(sys.argv[1]), sys.argv[2]
+def allocated():
+    try:
+        with open('/sys/block/$disk/rdmirror/allocated_bytes') as f:
+            return int(f.read())
+    except OSError:
+        return -1
+open(tmp + '/ready', 'w').close()
+deadline = time.monotonic() + 60
+while allocated() >= size:
+    if time.monotonic() > deadline:
+        print('the emptying never began')
+        sys.exit(0)
+$body" "$size" "$T" >"$out" 2>&1 </dev/null &
+	RD_WATCHER=$!
+	for ((i = 0; i < 200; i++)); do
+		[[ -e "$T/ready" ]] && return 0
+		sleep 0.05
+	done
+	return 0
 }
 
 # Read I/Os completed by a block device (first field of its stat file).
