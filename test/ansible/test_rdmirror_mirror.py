@@ -66,7 +66,8 @@ class FakeRdctl:
         return {op: {"array": "md0", "dry_run": dry, "uuid": UUID, "rd": "rd0",
                      "size": 1025 << 20, "preallocated": False, "members": ["sdb", "sdc"],
                      "write_mostly_changed": [], "bitmap": "internal",
-                     "config": {"path": "/etc/rdmirror.conf", "line": line, "changed": True},
+                     # (rdctl's dry run changed nothing: config.changed false)
+                     "config": {"path": "/etc/rdmirror.conf", "line": line, "changed": not dry},
                      "mdadm_conf": {"listed": False, "line": None}, "sync": None,
                      "steps": [{"command": c, "status": st, "undo": False} for c in steps],
                      "notes": []}}

@@ -232,13 +232,15 @@ def revert_args(p, dry_run):
 
 def conf_after_plan(before, doc, op, mirror):
     """The configuration file's text once the plan in DOC ran (check
-    mode's --diff): --convert appends its line, --revert drops the
-    array's line."""
+    mode's --diff): --convert appends its line to a file that has none
+    for the array, --revert drops the array's line. (A dry run's
+    config.changed is false: it changed nothing.)"""
     cfg = doc.get("config") or {}
     lines = before.splitlines(True)
     if op == "convert":
         line = cfg.get("line")
-        if cfg.get("changed") and line:
+        configured = mirror is not None and mirror.get("configured")
+        if line and not configured and line not in [x.rstrip("\n") for x in lines]:
             if lines and not lines[-1].endswith("\n"):
                 lines[-1] += "\n"
             lines.append(line + "\n")
