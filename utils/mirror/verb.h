@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The context of one mirror verb (--convert, --revert, --refresh; cli/
- * holds each verb's file), built once a command: the options it takes,
+ * The mirror verbs that change an array (--create, --convert, --revert,
+ * --refresh: mirror/<verb>.c; --restore and --release: restore.h,
+ * release.h), and the context of one (struct mirror_ctx: --convert,
+ * --revert, --refresh), built once a command: the options it takes,
  * the lock (unless a dry run), the array resolved and read, and the
  * configuration's path worked out, its text read at the first need
  * (conf_steps.h). The verb is then its refusals (checks.h) and its steps
@@ -11,6 +13,7 @@
 #define RDCTL_VERB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "md/md.h"
 #include "mirror/conf_steps.h"
@@ -37,5 +40,14 @@ void mirror_close(struct mirror_ctx *c);
 
 /* The record of the verb's steps (mirror.h), with the array's UUID and its persistent members. */
 void mirror_ctx_run(struct mirror_ctx *c, struct mirror_run *r);
+
+/*
+ * The verbs, called once the command line is parsed. Each returns the
+ * exit status, with any error recorded (lib/errors.h).
+ */
+int cmd_create(const struct mirror_opts *o, const char *array, char *const disks[], size_t ndisks);
+int cmd_convert(const struct mirror_opts *o, const char *array);
+int cmd_revert(const struct mirror_opts *o, const char *array);
+int cmd_refresh(const struct mirror_opts *o, const char *array);
 
 #endif

@@ -7,7 +7,7 @@
  * used, the disk is --added (as a spare before the grow, without a bitmap)
  * and md recovers it in full (mirror/steps.h).
  */
-#include "cli/commands.h"
+#include "mirror/verb.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +16,7 @@
 
 #include "lib/errors.h"
 #include "lib/size.h"
+#include "lib/sysfs.h"
 #include "lib/util.h"
 #include "md/md_ops.h"
 #include "md/md_super.h"
@@ -23,7 +24,7 @@
 #include "mirror/conf_steps.h"
 #include "mirror/restore.h"
 #include "mirror/steps.h"
-#include "mirror/verb.h"
+#include "status/view.h"
 
 /*
  * Can the RAM member come in by the warm start? It needs md's write-intent

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /* --refresh: a RAM member that left its mirror attached and added again. */
-#include "cli/commands.h"
+#include "mirror/verb.h"
 
 #include <errno.h>
 #include <stdlib.h>
 
 #include "lib/errors.h"
 #include "lib/size.h"
+#include "lib/sysfs.h"
 #include "lib/util.h"
 #include "md/md_ops.h"
 #include "mirror/checks.h"
 #include "mirror/conf_steps.h"
 #include "mirror/steps.h"
-#include "mirror/verb.h"
 #include "mirror/warmup.h"
 
 /*

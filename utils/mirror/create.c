@@ -6,7 +6,7 @@
  * meanwhile: mirror/warmup.h), or without a bitmap --added, so md
  * recovers it from the disks (mirror/steps.h).
  */
-#include "cli/commands.h"
+#include "mirror/verb.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +16,7 @@
 
 #include "lib/errors.h"
 #include "lib/size.h"
+#include "lib/sysfs.h"
 #include "lib/util.h"
 #include "md/md_ops.h"
 #include "mirror/checks.h"

@@ -3,7 +3,7 @@
  * --revert: the RAM member failed and removed (only while a persistent
  * member is in sync), raid-devices shrunk, the RAM disk detached.
  */
-#include "cli/commands.h"
+#include "mirror/verb.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -14,7 +14,6 @@
 #include "mirror/checks.h"
 #include "mirror/conf_steps.h"
 #include "mirror/steps.h"
-#include "mirror/verb.h"
 #include "mirror/warmup.h"
 
 /* A warm-up copy into the array's RAM disk is stopped, the disk detached. 0 or -1 (error recorded). */
