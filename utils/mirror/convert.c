@@ -129,27 +129,83 @@ static int convert_refused(struct mirror_ctx *c, uint64_t *size)
 	return check_memory(c->o->ignore_memory, *size, "the RAM member");
 }
 
+/* One --convert: whether the warm start can be tried, and whether it was. */
+struct convert_ctx {
+	struct mirror_ctx c;
+	bool bitmap;		/* md's internal bitmap is there: the warm start path */
+	bool warm;		/* the RAM disk came in by the warm start */
+};
+
+static struct convert_ctx *convert_of(struct mirror_ctx *c)
+{
+	return (struct convert_ctx *)c;
+}
+
+static const struct convert_ctx *convert_of_const(const struct mirror_ctx *c)
+{
+	return (const struct convert_ctx *)c;
+}
+
+static bool with_bitmap(const struct mirror_ctx *c)
+{
+	return convert_of_const(c)->bitmap;
+}
+
+static bool without_bitmap(const struct mirror_ctx *c)
+{
+	return !convert_of_const(c)->bitmap;
+}
+
+static bool not_warm(const struct mirror_ctx *c)
+{
+	return !convert_of_const(c)->warm;
+}
+
+static bool write_behind_on(const struct mirror_ctx *c)
+{
+	return c->a.write_behind > 0;
+}
+
+/* "mdadm --grow MD --raid-devices=<one more>" (force: into a degraded array). */
+static int grow_one_more(struct mirror_ctx *c, bool force)
+{
+	char *rdn = xasprintf("--raid-devices=%d", c->a.raid_disks + 1);
+	int rc = force ? mirror_mdadm(c->r, false, "--grow", c->mdpath, rdn, "--force", NULL)
+		       : mirror_mdadm(c->r, false, "--grow", c->mdpath, rdn, NULL);
+
+	free(rdn);
+	return rc;
+}
+
 /*
  * The configuration line first, mdadm.conf next (its num-devices= must
  * fit the array before and after the grow), then the RAM disk attached:
  * an interruption after any later step leaves what the next --restore,
- * or this command run again, finishes. Each undone when a later one fails.
+ * or this command run again, finishes.
  */
-static int convert_prepare(struct mirror_ctx *c, struct mirror_run *r)
+static int conf_line(struct mirror_ctx *c)
 {
-	int rc = conf_add_line(r, &c->conf, c->kname, c->o->auto_size);
+	return conf_add_line(c->r, &c->conf, c->kname, c->o->auto_size);
+}
 
-	if (rc)
-		return mirror_failed(xasprintf("%s is unchanged", c->kname));
-	rc = mdadm_conf_fit_step(r);
+static int conf_fit(struct mirror_ctx *c)
+{
+	return mdadm_conf_fit_step(c->r);
+}
+
+static int attach(struct mirror_ctx *c)
+{
+	struct mirror_run *r = c->r;
+	int rc = mirror_attach(r, r->size, r->prealloc);
+
 	if (!rc)
-		rc = mirror_attach(r, r->size, r->prealloc);
-	if (rc) {
-		if (r->rd)
-			mirror_detach(r, true);
-		conf_undo_line(r, &c->conf);
-		return mirror_failed(xasprintf("%s is unchanged", c->kname));
-	}
+		c->rdpath = r->rd ? md_dev_path(r->rd) : xasprintf("%s/rdN", dev_root());
+	return rc;
+}
+
+static int bitmap(struct mirror_ctx *c)
+{
+	convert_of(c)->bitmap = warm_bitmap(c->r, c->kname, c->mdpath);
 	return 0;
 }
 
@@ -158,49 +214,33 @@ static int convert_prepare(struct mirror_ctx *c, struct mirror_run *r)
  * degraded, so md's bitmap keeps every write from then on), then rdctl
  * copies the array into the RAM disk and re-adds it (mirror_warm_ram()).
  * (mdadm wants --force to grow an array into a degraded one.) Where it
- * cannot start, the disk is added and md recovers it in full. *warm.
+ * cannot start, the disk is added and md recovers it in full.
  */
-static int convert_warm(struct mirror_ctx *c, struct mirror_run *r, const char *rdpath, const char *rdn, bool *warm)
+static int grow_empty(struct mirror_ctx *c)
+{
+	return grow_one_more(c, true);
+}
+
+static int warm_or_add(struct mirror_ctx *c)
 {
 	char *why = NULL;
-	int rc = mirror_mdadm(r, false, "--grow", c->mdpath, rdn, "--force", NULL);
 
-	if (rc) {
-		mirror_detach(r, true);
-		conf_undo_line(r, &c->conf);
-		return mirror_failed(xasprintf("%s should be as it was: check mdadm --detail %s", c->kname, c->mdpath));
-	}
-	*warm = mirror_warm_ram(r, c->kname, c->conf.path, &why);
-	if (*warm)
+	convert_of(c)->warm = mirror_warm_ram(c->r, c->kname, c->conf.path, &why);
+	if (convert_of(c)->warm)
 		return 0;
-	mirror_note_cold(r, why);
-	rc = mirror_add_ram(r, c->mdpath, c->kname, rdpath);
-	if (rc) {
-		mirror_detach(r, true);
-		return mirror_failed(xasprintf("%s runs from its disks with its RAM slot empty: rdctl --restore fills it",
-					       c->kname));
-	}
-	return 0;
+	mirror_note_cold(c->r, why);
+	return mirror_add_ram(c->r, c->mdpath, c->kname, c->rdpath);
 }
 
 /* Without the warm start: a spare first, then the grow makes md recover it into the new slot. */
-static int convert_cold(struct mirror_ctx *c, struct mirror_run *r, const char *rdpath, const char *rdn)
+static int add_spare(struct mirror_ctx *c)
 {
-	int rc = mirror_add_ram(r, c->mdpath, c->kname, rdpath);
+	return mirror_add_ram(c->r, c->mdpath, c->kname, c->rdpath);
+}
 
-	if (rc) {
-		mirror_detach(r, true);
-		conf_undo_line(r, &c->conf);
-		return mirror_failed(xasprintf("%s is unchanged", c->kname));
-	}
-	rc = mirror_mdadm(r, false, "--grow", c->mdpath, rdn, NULL);
-	if (rc) {
-		if (!mirror_mdadm(r, true, c->mdpath, "--remove", rdpath, NULL))
-			mirror_detach(r, true);
-		conf_undo_line(r, &c->conf);
-		return mirror_failed(xasprintf("%s should be as it was: check mdadm --detail %s", c->kname, c->mdpath));
-	}
-	return 0;
+static int grow_spare(struct mirror_ctx *c)
+{
+	return grow_one_more(c, false);
 }
 
 /*
@@ -208,87 +248,146 @@ static int convert_cold(struct mirror_ctx *c, struct mirror_run *r, const char *
  * sync: warmup.c), and write-behind off: with it, md would acknowledge
  * writes once the RAM member has them, before the disks do.
  */
-static int convert_disks(struct mirror_ctx *c, struct mirror_run *r, bool warm)
+static int disks_write_mostly(struct mirror_ctx *c)
 {
-	char *s;
-	int rc = warm ? 0 : mirror_set_write_mostly(r, &c->a, true);
-
-	if (rc)
-		return mirror_failed(xasprintf("%s has its RAM member %s, but not every disk is write-mostly: reads may go to the disks; retry with rdctl --restore",
-					       c->kname, r->rd));
-	if (c->a.write_behind <= 0)
-		return 0;
-	s = xasprintf("%s/block/%s/md/bitmap/backlog", sysfs_root(), c->kname);
-	rc = mirror_sysfs(r, false, s, "0");
-	free(s);
-	if (rc)
-		return mirror_failed(xasprintf("%s has its RAM member %s, but write-behind is still on: a power cut can lose acknowledged writes; turn it off: echo 0 > %s/block/%s/md/bitmap/backlog",
-					       c->kname, r->rd, sysfs_root(), c->kname));
-	mirror_note(r, xasprintf("write-behind turned off (it was up to %d writes): every write is on the disks before it is acknowledged",
-				 c->a.write_behind));
-	return 0;
+	return mirror_set_write_mostly(c->r, &c->a, true);
 }
 
-/* The steps of --convert and its report. 0 or an exit code. */
-static int convert_steps(struct mirror_ctx *c, struct mirror_run *r)
+static int write_behind_off(struct mirror_ctx *c)
 {
-	char *rdpath, *rdn, *s;
-	bool warm = false;
-	int rc = convert_prepare(c, r);
+	char *s = xasprintf("%s/block/%s/md/bitmap/backlog", sysfs_root(), c->kname);
+	int rc = mirror_sysfs(c->r, false, s, "0");
 
-	if (rc)
-		return rc;
-	rdpath = r->rd ? md_dev_path(r->rd) : xasprintf("%s/rdN", dev_root());
-	rdn = xasprintf("--raid-devices=%d", c->a.raid_disks + 1);
-	if (warm_bitmap(r, c->kname, c->mdpath))
-		rc = convert_warm(c, r, rdpath, rdn, &warm);
-	else
-		rc = convert_cold(c, r, rdpath, rdn);
-	free(rdpath);
-	free(rdn);
-	if (rc || (rc = convert_disks(c, r, warm)) || (rc = mirror_finish(r, c->o, c->kname, c->mdpath)))
-		return rc;
-	s = size_mib_str(r->size);
-	rc = mirror_print_summary(r, xasprintf("Converted %s: %s (%s%s) %s, %s; disks write-mostly; %s %s", c->kname, r->rd, s,
-					       r->prealloc ? ", preallocated" : "",
-					       warm ? "warm start (rdctl copies the array into it, then md recovers what was written during the copy)" : "added",
-					       r->sync ? r->sync : "state unknown",
-					       r->config_changed ? "added to" : "already in", r->config_path));
+	free(s);
+	if (!rc)
+		mirror_note(c->r, xasprintf("write-behind turned off (it was up to %d writes): every write is on the disks before it is acknowledged",
+					    c->a.write_behind));
+	return rc;
+}
+
+static int finish(struct mirror_ctx *c)
+{
+	return mirror_finish(c->r, c->o, c->kname, c->mdpath);
+}
+
+static int report(struct mirror_ctx *c)
+{
+	struct mirror_run *r = c->r;
+	char *s = size_mib_str(r->size);
+	int rc = mirror_print_summary(r, xasprintf("Converted %s: %s (%s%s) %s, %s; disks write-mostly; %s %s", c->kname, r->rd, s,
+						   r->prealloc ? ", preallocated" : "",
+						   convert_of(c)->warm ? "warm start (rdctl copies the array into it, then md recovers what was written during the copy)" : "added",
+						   r->sync ? r->sync : "state unknown",
+						   r->config_changed ? "added to" : "already in", r->config_path));
+
 	free(s);
 	return rc ? rc : mirror_emit(r);
 }
 
+/* What undoes or finishes the steps done once one failed (struct verb_step). */
+static int failed_unchanged(struct mirror_ctx *c)
+{
+	return mirror_failed(xasprintf("%s is unchanged", c->kname));
+}
+
+static int failed_undo_attach(struct mirror_ctx *c)
+{
+	if (c->r->rd)
+		mirror_detach(c->r, true);
+	conf_undo_line(c->r, &c->conf);
+	return failed_unchanged(c);
+}
+
+static int failed_undo_add(struct mirror_ctx *c)
+{
+	mirror_detach(c->r, true);
+	conf_undo_line(c->r, &c->conf);
+	return failed_unchanged(c);
+}
+
+static int failed_undo_grow(struct mirror_ctx *c)
+{
+	mirror_detach(c->r, true);
+	conf_undo_line(c->r, &c->conf);
+	return mirror_failed(xasprintf("%s should be as it was: check mdadm --detail %s", c->kname, c->mdpath));
+}
+
+static int failed_slot_empty(struct mirror_ctx *c)
+{
+	mirror_detach(c->r, true);
+	return mirror_failed(xasprintf("%s runs from its disks with its RAM slot empty: rdctl --restore fills it",
+				       c->kname));
+}
+
+static int failed_undo_spare(struct mirror_ctx *c)
+{
+	if (!mirror_mdadm(c->r, true, c->mdpath, "--remove", c->rdpath, NULL))
+		mirror_detach(c->r, true);
+	conf_undo_line(c->r, &c->conf);
+	return mirror_failed(xasprintf("%s should be as it was: check mdadm --detail %s", c->kname, c->mdpath));
+}
+
+static int failed_write_mostly(struct mirror_ctx *c)
+{
+	return mirror_failed(xasprintf("%s has its RAM member %s, but not every disk is write-mostly: reads may go to the disks; retry with rdctl --restore",
+				       c->kname, c->r->rd));
+}
+
+static int failed_write_behind(struct mirror_ctx *c)
+{
+	return mirror_failed(xasprintf("%s has its RAM member %s, but write-behind is still on: a power cut can lose acknowledged writes; turn it off: echo 0 > %s/block/%s/md/bitmap/backlog",
+				       c->kname, c->r->rd, sysfs_root(), c->kname));
+}
+
+/* The steps of --convert, in order. */
+static const struct verb_step convert_steps[] = {
+	{ "the configuration line", NULL, conf_line, failed_unchanged },
+	{ "mdadm.conf fits the grow", NULL, conf_fit, failed_undo_attach },
+	{ "the RAM disk attached", NULL, attach, failed_undo_attach },
+	{ "an internal bitmap for the warm start", NULL, bitmap, NULL },
+	{ "the grow, the RAM slot empty", with_bitmap, grow_empty, failed_undo_grow },
+	{ "the warm start, or the disk added", with_bitmap, warm_or_add, failed_slot_empty },
+	{ "the RAM disk added as a spare", without_bitmap, add_spare, failed_undo_add },
+	{ "the grow, md recovers the spare", without_bitmap, grow_spare, failed_undo_spare },
+	{ "the disks write-mostly", not_warm, disks_write_mostly, failed_write_mostly },
+	{ "write-behind off", write_behind_on, write_behind_off, failed_write_behind },
+	{ "the configuration, the sync state", NULL, finish, NULL },
+	{ "the report", NULL, report, NULL },
+};
+
 int cmd_convert(const struct mirror_opts *o, const char *array)
 {
-	struct mirror_ctx c;
+	struct convert_ctx v;
+	struct mirror_ctx *c = &v.c;
 	struct mirror_run r;
 	const struct md_member *rm;
 	uint64_t size = 0;
-	int rc = mirror_open(&c, o, "convert", array, true);
+	int rc = mirror_open(c, o, "convert", array, true);
 
+	v.bitmap = v.warm = false;
 	if (rc)
 		goto out;
-	if (refused(EINVAL, refuse_not_raid1(array, &c.a))) {
+	if (refused(EINVAL, refuse_not_raid1(array, &c->a))) {
 		rc = EXIT_RUNTIME;
 		goto out;
 	}
 	/* a RAM member already: finished as --restore does, or refused; nothing more either way */
-	if ((rm = mirror_rd_member(&c.a))) {
-		rc = convert_again(&c, rm);
+	if ((rm = mirror_rd_member(&c->a))) {
+		rc = convert_again(c, rm);
 		goto out;
 	}
-	if ((rc = convert_refused(&c, &size)))
+	if ((rc = convert_refused(c, &size)))
 		goto out;
 	/* (no RAM member: every member is a persistent one) */
-	mirror_ctx_run(&c, &r);
+	mirror_ctx_run(c, &r);
 	if (r.nmembers == 1)
 		mirror_note(&r, xasprintf("%s has only one persistent member: one disk failure from losing everything",
-					  c.kname));
+					  c->kname));
 	r.size = size;
 	r.prealloc = o->prealloc;
-	rc = convert_steps(&c, &r);
+	rc = MIRROR_RUN_STEPS(c, convert_steps);
 	mirror_run_free(&r);
 out:
-	mirror_close(&c);
+	mirror_close(c);
 	return rc;
 }

@@ -74,11 +74,21 @@ static int refresh_refused(struct mirror_ctx *c, struct refresh_plan *p)
 	return 0;
 }
 
-/* The state after a failed step once the RAM member left. Returns the exit code. */
-static int without_ram(const struct mirror_ctx *c)
+/* One --refresh: its plan, and whether the fresh disk came in by the warm start. */
+struct refresh_ctx {
+	struct mirror_ctx c;
+	struct refresh_plan p;
+	bool warm;
+};
+
+static struct refresh_ctx *refresh_of(struct mirror_ctx *c)
 {
-	return mirror_failed(xasprintf("%s runs on its disks without its RAM member: rdctl --restore puts it back",
-				       c->kname));
+	return (struct refresh_ctx *)c;
+}
+
+static bool compact(const struct mirror_ctx *c)
+{
+	return ((const struct refresh_ctx *)c)->p.compact;
 }
 
 /* "mdadm --grow MD --raid-devices=n" as a step. 0 or an exit code. */
@@ -91,92 +101,151 @@ static int grow_to(struct mirror_run *r, const char *mdpath, int n)
 	return rc;
 }
 
-/* The old RAM member out and detached; with compact, the disks packed down. 0 or an exit code. */
-static int refresh_take_out(struct mirror_ctx *c, struct mirror_run *r, const struct refresh_plan *p)
+/* The old RAM member out and detached; with compact, the disks packed down. */
+static int remove_ram(struct mirror_ctx *c)
 {
-	char *rdpath = md_dev_path(p->rm->name);
+	char *rdpath = md_dev_path(refresh_of(c)->p.rm->name);
 	int rc;
 
-	r->rd = xstrdup(p->rm->name);
-	rc = mirror_mdadm(r, false, c->mdpath, "--fail", rdpath, "--remove", rdpath, NULL);
+	c->r->rd = xstrdup(refresh_of(c)->p.rm->name);
+	rc = mirror_mdadm(c->r, false, c->mdpath, "--fail", rdpath, "--remove", rdpath, NULL);
 	free(rdpath);
-	if (rc)
-		return mirror_failed(xasprintf("%s may be marked faulty but still in %s: rdctl --restore puts a fresh one back",
-					       r->rd, c->kname));
-	rc = mirror_detach(r, false);
-	if (rc)
-		return mirror_failed(xasprintf("%s runs on its disks; %s is out of it but still attached: rdctl --detach %s, then rdctl --restore",
-					       c->kname, r->rd, r->rd));
-	free(r->rd);
-	r->rd = NULL;
-	if (p->compact && ((rc = mdadm_conf_fit_step(r)) || (rc = grow_to(r, c->mdpath, p->persistent))))
-		return without_ram(c);
-	return 0;
+	return rc;
 }
 
-/* A fresh RAM disk in: the warm start, or added and recovered. 0 or an exit code; *warm. */
-static int refresh_put_back(struct mirror_ctx *c, struct mirror_run *r, const struct refresh_plan *p, bool *warm)
+static int detach(struct mirror_ctx *c)
 {
-	char *rdpath, *why = NULL;
-	int rc;
+	int rc = mirror_detach(c->r, false);
 
+	if (!rc) {
+		free(c->r->rd);
+		c->r->rd = NULL;
+	}
+	return rc;
+}
+
+static int conf_fit(struct mirror_ctx *c)
+{
+	return mdadm_conf_fit_step(c->r);
+}
+
+static int pack_disks(struct mirror_ctx *c)
+{
+	return grow_to(c->r, c->mdpath, refresh_of(c)->p.persistent);
+}
+
+/* A fresh RAM disk in: the warm start, or added and recovered. */
+static int attach(struct mirror_ctx *c)
+{
+	const struct refresh_plan *p = &refresh_of(c)->p;
 	/* no memory check: the old disk's pages were given back by the detach */
-	if ((rc = mirror_attach(r, p->size, p->prealloc)))
-		return without_ram(c);
-	rdpath = r->rd ? md_dev_path(r->rd) : xasprintf("%s/rdN", dev_root());
+	int rc = mirror_attach(c->r, p->size, p->prealloc);
+
+	if (!rc)
+		c->rdpath = c->r->rd ? md_dev_path(c->r->rd) : xasprintf("%s/rdN", dev_root());
+	return rc;
+}
+
+static int warm_or_add(struct mirror_ctx *c)
+{
+	struct refresh_ctx *v = refresh_of(c);
+	char *why = NULL;
+
 	/* the top slot empty (not after a compaction: the grow comes after the add) */
-	*warm = !p->compact && mirror_warm_ram(r, c->kname, c->conf.path, &why);
-	if (!*warm)
-		mirror_note_cold(r, why);
+	v->warm = !v->p.compact && mirror_warm_ram(c->r, c->kname, c->conf.path, &why);
+	if (!v->warm)
+		mirror_note_cold(c->r, why);
 	else
 		free(why);
-	rc = *warm ? 0 : mirror_add_ram(r, c->mdpath, c->kname, rdpath);
-	free(rdpath);
-	if (rc) {
-		mirror_detach(r, true);
-		return without_ram(c);
-	}
-	if (p->compact && (rc = grow_to(r, c->mdpath, p->persistent + 1)))
-		return mirror_failed(xasprintf("%s has %s as a spare: rdctl --restore grows it into the RAM slot",
-					       c->kname, r->rd));
-	return 0;
+	return v->warm ? 0 : mirror_add_ram(c->r, c->mdpath, c->kname, c->rdpath);
 }
 
-/* The steps of --refresh and its report. 0 or an exit code. */
-static int refresh_steps(struct mirror_ctx *c, struct mirror_run *r, const struct refresh_plan *p)
+static int grow_back(struct mirror_ctx *c)
 {
-	bool warm = false;
-	char *s;
+	return grow_to(c->r, c->mdpath, refresh_of(c)->p.persistent + 1);
+}
+
+static int sync_state(struct mirror_ctx *c)
+{
+	return mirror_finish_sync(c->r, c->o, c->kname);
+}
+
+static int report(struct mirror_ctx *c)
+{
+	const struct refresh_ctx *v = refresh_of(c);
+	struct mirror_run *r = c->r;
+	char *s = size_mib_str(v->p.size);
 	int rc;
 
-	if ((rc = refresh_take_out(c, r, p)) || (rc = refresh_put_back(c, r, p, &warm)) ||
-	    (rc = mirror_finish_sync(r, c->o, c->kname)))
-		return rc;
-	s = size_mib_str(p->size);
-	if (warm)
+	if (v->warm)
 		rc = mirror_print_summary(r, xasprintf("Refreshed %s: %s (%s), warm start: %s; rdctl copies %s into it, then md recovers what was written during the copy",
 						       c->kname, r->rd, s, r->sync ? r->sync : "state unknown", c->kname));
 	else
 		rc = mirror_print_summary(r, xasprintf("Refreshed %s: %s (%s) added empty%s, %s; md copies the disks into it",
-						       c->kname, r->rd, s, p->compact ? " in the highest slot" : "",
+						       c->kname, r->rd, s, v->p.compact ? " in the highest slot" : "",
 						       r->sync ? r->sync : "state unknown"));
 	free(s);
 	return rc ? rc : mirror_emit(r);
 }
 
+/* What finishes the steps done once one failed (struct verb_step). */
+static int failed_remove(struct mirror_ctx *c)
+{
+	return mirror_failed(xasprintf("%s may be marked faulty but still in %s: rdctl --restore puts a fresh one back",
+				       c->r->rd, c->kname));
+}
+
+static int failed_detach(struct mirror_ctx *c)
+{
+	return mirror_failed(xasprintf("%s runs on its disks; %s is out of it but still attached: rdctl --detach %s, then rdctl --restore",
+				       c->kname, c->r->rd, c->r->rd));
+}
+
+/* The state after a failed step once the RAM member left. Returns the exit code. */
+static int without_ram(struct mirror_ctx *c)
+{
+	return mirror_failed(xasprintf("%s runs on its disks without its RAM member: rdctl --restore puts it back",
+				       c->kname));
+}
+
+static int failed_add(struct mirror_ctx *c)
+{
+	mirror_detach(c->r, true);
+	return without_ram(c);
+}
+
+static int failed_grow_back(struct mirror_ctx *c)
+{
+	return mirror_failed(xasprintf("%s has %s as a spare: rdctl --restore grows it into the RAM slot",
+				       c->kname, c->r->rd));
+}
+
+/* The steps of --refresh, in order. */
+static const struct verb_step refresh_steps[] = {
+	{ "the RAM member failed and removed", NULL, remove_ram, failed_remove },
+	{ "the RAM disk detached", NULL, detach, failed_detach },
+	{ "mdadm.conf fits the shrink", compact, conf_fit, without_ram },
+	{ "the disks packed into the lowest slots", compact, pack_disks, without_ram },
+	{ "a fresh RAM disk attached", NULL, attach, without_ram },
+	{ "the warm start, or the disk added", NULL, warm_or_add, failed_add },
+	{ "the grow, the spare into the RAM slot", compact, grow_back, failed_grow_back },
+	{ "the sync state", NULL, sync_state, NULL },
+	{ "the report", NULL, report, NULL },
+};
+
 int cmd_refresh(const struct mirror_opts *o, const char *array)
 {
-	struct mirror_ctx c;
+	struct refresh_ctx v = { .warm = false };
+	struct mirror_ctx *c = &v.c;
 	struct mirror_run r;
-	struct refresh_plan p = { 0 };
-	int rc = mirror_open(&c, o, "refresh", array, true);
+	int rc = mirror_open(c, o, "refresh", array, true);
 
-	if (rc || (rc = refresh_refused(&c, &p)))
+	if (rc || (rc = refresh_refused(c, &v.p)))
 		goto out;
-	mirror_ctx_run(&c, &r);
-	rc = refresh_steps(&c, &r, &p);
+	mirror_ctx_run(c, &r);
+	rc = MIRROR_RUN_STEPS(c, refresh_steps);
 	mirror_run_free(&r);
 out:
-	mirror_close(&c);
+	mirror_close(c);
 	return rc;
 }

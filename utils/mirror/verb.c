@@ -25,10 +25,27 @@ void mirror_close(struct mirror_ctx *c)
 	conf_file_free(&c->conf);
 	free(c->mdpath);
 	free(c->kname);
+	free(c->rdpath);
+}
+
+int mirror_run_steps(struct mirror_ctx *c, const struct verb_step *steps, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct verb_step *s = &steps[i];
+		int rc;
+
+		if (s->when && !s->when(c))
+			continue;
+		rc = s->run(c);
+		if (rc)
+			return s->failed ? s->failed(c) : rc;
+	}
+	return 0;
 }
 
 void mirror_ctx_run(struct mirror_ctx *c, struct mirror_run *r)
 {
+	c->r = r;
 	mirror_run_init(r, c->verb, c->kname, c->o->dry_run, c->o->json);
 	r->uuid = md_uuid_of(c->kname);
 	for (size_t i = 0; i < c->a.nmembers; i++)
