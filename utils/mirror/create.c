@@ -467,13 +467,13 @@ static void create_notes(const struct create_ctx *v, struct mirror_run *r)
 
 int cmd_create(const struct mirror_opts *o, const char *array, char *const disks[], size_t ndisks)
 {
-	struct create_ctx v = { .c = { .o = o, .verb = "create", .array = array } };
+	struct create_ctx v = { .n = 0 };
 	struct mirror_ctx *c = &v.c;
 	struct mirror_run r;
 	uint64_t smallest = UINT64_MAX;
 	int rc;
 
-	conf_file_init(&c->conf, o->config, o->json);
+	mirror_ctx_init(c, o, "create", array);
 	if ((rc = mirror_begin(o, "create")) || (rc = create_dry_root(o)) ||
 	    (rc = check_kernel_bug(o->ignore_kernel_bug, "create")) ||
 	    (rc = mirror_parse_array(array, &c->mdpath, &c->kname)))

@@ -52,3 +52,9 @@ void mirror_ctx_run(struct mirror_ctx *c, struct mirror_run *r)
 		if (!c->a.members[i].is_ram)
 			strv_add(&r->members, &r->nmembers, c->a.members[i].name);
 }
+
+void mirror_ctx_init(struct mirror_ctx *c, const struct mirror_opts *o, const char *verb, const char *array)
+{
+	*c = (struct mirror_ctx){ .o = o, .verb = verb, .array = array };
+	conf_file_init(&c->conf, o->config, o->json);
+}

@@ -62,6 +62,14 @@ int mirror_run_steps(struct mirror_ctx *c, const struct verb_step *steps, size_t
 #define MIRROR_RUN_STEPS(c, table) mirror_run_steps((c), (table), sizeof(table) / sizeof((table)[0]))
 
 /*
+ * The context of one command: the options, the verb, ARRAY as given, the
+ * configuration's path worked out (its text is read at the first need);
+ * nothing checked or resolved yet. mirror_open() starts the same way;
+ * --create, whose array a step makes, calls this alone. mirror_close() it.
+ */
+void mirror_ctx_init(struct mirror_ctx *c, const struct mirror_opts *o, const char *verb, const char *array);
+
+/*
  * Root and the lock (not for a dry run), the known-md-bug refusal when
  * kernel_bug, the array found (mirror_find_array()). 0 or an exit code
  * with the error recorded; mirror_close() it either way (it frees what
