@@ -3,7 +3,7 @@
 # shellcheck disable=SC2154 # out, err, tmp, here, broot, blog, conf, conf_text, uuid...: set by run-checks.sh, boot-checks.sh, mirror-checks.sh
 # The mirror verbs (mirror/<verb>.c) step by step: a whole --create on
 # blank disks, then --create, --convert, --revert and --refresh failing at
-# each of their steps in turn. Each case's exit status, stdout, stderr, the
+# each of their steps in turn, and --restore and --release at some. Each case's exit status, stdout, stderr, the
 # log of the fake mdadm and ioctls (what was done and undone), the arrays'
 # members afterwards and rdmirror.conf are compared with verb-steps.expected,
 # written from the verbs as they were before they became step tables
@@ -158,6 +158,26 @@ refresh_old_tree
 FAKE_MDADM_FAIL=add step "refresh old layout: the add fails" --refresh /dev/md0 --config "$conf"
 refresh_old_tree
 FAKE_MDADM_FAIL_NTH=grow:2 step "refresh old layout: the grow back fails" --refresh /dev/md0 --config "$conf"
+
+# --- restore and release: the steps of one array, failing -------------------
+restore_tree() {	# md0 released: its RAM slot empty, its line in rdmirror.conf
+	boot_tree
+	printf 'md0 auto\n' >"$conf"
+}
+restore_tree
+step "restore" --restore --config "$conf"
+restore_tree
+RDCTL_FAKE_IOCTL_ERRNO=ENOMEM RDCTL_FAKE_IOCTL_ONLY=ADD step "restore: the attach fails" --restore --config "$conf"
+restore_tree
+FAKE_MDADM_FAIL=add step "restore: the add fails" --restore --config "$conf"
+restore_tree
+RDCTL_FAKE_WRITE_FAIL=md0/md/dev-sdc/state step "restore: write-mostly fails" --restore --config "$conf"
+refresh_tree
+step "release" --release
+refresh_tree
+FAKE_MDADM_FAIL=fail step "release: the remove fails" --release
+refresh_tree
+RDCTL_FAKE_IOCTL_ERRNO=EBUSY RDCTL_FAKE_IOCTL_ONLY=REMOVE step "release: the detach fails" --release
 
 IFS='|' read -r RDCTL_SYSFS_ROOT RDCTL_PROC_ROOT RDCTL_DEV_ROOT <<<"$saved_env"
 export RDCTL_SYSFS_ROOT RDCTL_PROC_ROOT RDCTL_DEV_ROOT
