@@ -109,6 +109,11 @@ create_tree
 FAKE_MDADM_FAIL="add stop" step "create: the add fails, the undo too" --create /dev/md1 "$sdd" "$sde" --config "$conf"
 create_tree
 FAKE_MDADM_FAIL=add step "create --bitmap none: the add fails" --create /dev/md1 "$sdd" "$sde" --config "$conf" --bitmap none
+# no leak or memory error on the whole --create, nor on its undo
+create_tree
+vg "create" 0 --create /dev/md1 "$sdd" "$sde" --config "$conf"
+create_tree
+FAKE_MDADM_FAIL=add vg "create: the add fails" 1 --create /dev/md1 "$sdd" "$sde" --config "$conf"
 
 # --- convert: the steps mirror-checks.sh does not fail, num-devices dropped --
 raid1_tree
