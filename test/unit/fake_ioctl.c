@@ -10,16 +10,29 @@
  *                                  ("ioctl ADD <size> <flags>", "ioctl REMOVE <index>", ...)
  *   RDCTL_FAKE_SYSLOG=FILE         syslog(3) lines go to FILE instead, as
  *                                  "info MESSAGE" or "err MESSAGE" (lib/journal.h)
+ *   RDCTL_FAKE_BLKDEV="PATH=MAJ:MIN ..."  stat(2) of each PATH (a regular
+ *                                  file) answers a block device MAJ:MIN, so
+ *                                  that --create's disk checks pass on the
+ *                                  fake tree (in rdctl only: wipefs and the
+ *                                  fake mdadm see the regular file)
+ *   RDCTL_FAKE_IOCTL_ONLY=ADD      RDCTL_FAKE_IOCTL_ERRNO fails only that
+ *                                  ioctl (ADD, REMOVE, RESIZE or FREE_PAGES)
+ *   RDCTL_FAKE_WRITE_FAIL=SUFFIX[:N]  rdctl's Nth (default: every) open(2)
+ *                                  for writing of a path ending in SUFFIX
+ *                                  fails with EIO (a sysfs write md refuses)
  * The shim checks what the kernel checks about the structs: the ABI
  * version, and that reserved and "out" fields are zero (else EINVAL).
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <syslog.h>
 
 #include <rdmirror.h>
@@ -64,6 +77,19 @@ static void log_line(const char *what, unsigned long long a, unsigned long long 
 	fclose(f);
 }
 
+/* Does RDCTL_FAKE_IOCTL_ERRNO apply to req (RDCTL_FAKE_IOCTL_ONLY)? */
+static int fails_only(unsigned long req)
+{
+	const char *only = getenv("RDCTL_FAKE_IOCTL_ONLY");
+
+	if (!only || !*only)
+		return 1;
+	return (req == RDMIRROR_CTL_ADD && !strcmp(only, "ADD")) ||
+	       (req == RDMIRROR_CTL_REMOVE && !strcmp(only, "REMOVE")) ||
+	       (req == RDMIRROR_CTL_RESIZE && !strcmp(only, "RESIZE")) ||
+	       (req == RDMIRROR_CTL_FREE_PAGES && !strcmp(only, "FREE_PAGES"));
+}
+
 int ioctl(int fd, unsigned long req, ...)
 {
 	int (*real)(int, unsigned long, ...);
@@ -80,7 +106,7 @@ int ioctl(int fd, unsigned long req, ...)
 		real = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT, "ioctl");
 		return real ? real(fd, req, arg) : (errno = ENOSYS, -1);
 	}
-	if (e && *e) {
+	if (e && *e && fails_only(req)) {
 		errno = errno_by_name(e);
 		return -1;
 	}
@@ -170,4 +196,88 @@ void __syslog_chk(int pri, int flag, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsyslog(pri, fmt, ap);
 	va_end(ap);
+}
+
+/* ---- stat(2), for RDCTL_FAKE_BLKDEV ---- */
+
+/* Is path one of RDCTL_FAKE_BLKDEV's? Then 1 with *dev its number. */
+static int fake_blkdev(const char *path, dev_t *dev)
+{
+	const char *e = getenv("RDCTL_FAKE_BLKDEV");
+	size_t n = strlen(path);
+	unsigned maj, min;
+
+	for (const char *p = e; p && *p;) {
+		const char *sp = strchr(p, ' ');
+		size_t len = sp ? (size_t)(sp - p) : strlen(p);
+
+		if (len > n && !strncmp(p, path, n) && p[n] == '=' && sscanf(p + n + 1, "%u:%u", &maj, &min) == 2) {
+			*dev = makedev(maj, min);
+			return 1;
+		}
+		p = sp ? sp + 1 : p + len;
+	}
+	return 0;
+}
+
+int stat(const char *restrict path, struct stat *restrict st)
+{
+	static int (*real)(const char *restrict, struct stat *restrict);
+	dev_t dev;
+	int r;
+
+	if (!real)
+		real = (int (*)(const char *restrict, struct stat *restrict))dlsym(RTLD_NEXT, "stat");
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	r = real(path, st);
+	if (!r && !strcmp(program_invocation_short_name, "rdctl") && S_ISREG(st->st_mode) && fake_blkdev(path, &dev)) {
+		st->st_mode = S_IFBLK | (st->st_mode & 07777);
+		st->st_rdev = dev;
+	}
+	return r;
+}
+
+/* ---- open(2), for RDCTL_FAKE_WRITE_FAIL ---- */
+
+/* Is this open for writing of path the one RDCTL_FAKE_WRITE_FAIL fails? */
+static int write_fails(const char *path)
+{
+	static unsigned seen;
+	const char *e = getenv("RDCTL_FAKE_WRITE_FAIL"), *colon;
+	size_t n = strlen(path), k;
+
+	if (!e || !*e || strcmp(program_invocation_short_name, "rdctl"))
+		return 0;
+	colon = strrchr(e, ':');
+	k = colon ? (size_t)(colon - e) : strlen(e);
+	if (n < k || strncmp(path + n - k, e, k))
+		return 0;
+	return !colon || ++seen == (unsigned)atoi(colon + 1);
+}
+
+int open(const char *path, int flags, ...)
+{
+	static int (*real)(const char *, int, ...);
+	mode_t mode = 0;
+	va_list ap;
+
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	if ((flags & O_ACCMODE) != O_RDONLY && write_fails(path)) {
+		errno = EIO;
+		return -1;
+	}
+	if (!real)
+		real = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real(path, flags, mode);
 }

@@ -409,6 +409,8 @@ rmdir "$a" && mv "$a.off" "$a"
 . "$here/boot-checks.sh"
 # shellcheck source=test/unit/mirror-checks.sh
 . "$here/mirror-checks.sh"
+# shellcheck source=test/unit/verb-checks.sh
+. "$here/verb-checks.sh"
 # shellcheck source=test/unit/lock-checks.sh
 . "$here/lock-checks.sh"
 # shellcheck source=test/unit/status-checks.sh

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The verbs of the command line, one file each in cli/ (--restore and
- * --release: mirror/restore.h, mirror/release.h). Each returns the exit
- * status, with any error recorded (lib/errors.h).
+ * The commands of the command line that change no mirror: the disks'
+ * (cli/cmd_disk.c) and --list, --status, --version (cli/cmd_info.c). The
+ * mirror verbs are in mirror/ (verb.h, restore.h, release.h). Each returns
+ * the exit status, with any error recorded (lib/errors.h).
  */
 #ifndef RDCTL_COMMANDS_H
 #define RDCTL_COMMANDS_H
@@ -34,9 +35,5 @@ int cmd_flush(const struct cli_opts *o, unsigned index);
 int cmd_list(const struct cli_opts *o, char *const names[], size_t nnames);
 int cmd_status(const struct cli_opts *o);
 int cmd_version(const struct cli_opts *o);
-int cmd_create(const struct mirror_opts *o, const char *array, char *const disks[], size_t ndisks);
-int cmd_convert(const struct mirror_opts *o, const char *array);
-int cmd_revert(const struct mirror_opts *o, const char *array);
-int cmd_refresh(const struct mirror_opts *o, const char *array);
 
 #endif

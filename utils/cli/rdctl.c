@@ -13,6 +13,7 @@
 #include "lib/util.h"
 #include "mirror/release.h"
 #include "mirror/restore.h"
+#include "mirror/verb.h"
 #include "status/list_table.h"
 
 enum command { CMD_NONE, CMD_ATTACH, CMD_DETACH, CMD_RESIZE, CMD_FLUSH,

@@ -10,6 +10,8 @@
 #include "lib/size.h"
 #include "lib/util.h"
 #include "md/md_badblocks.h"
+#include "mirror/steps.h"
+#include "mirror/warmup.h"
 #include "status/kernel_bugs.h"
 
 /* Refuse needing more than MemAvailable unless --ignore-memory. */
@@ -102,4 +104,25 @@ char *refuse_ram_holds_all(const struct md_array *a, const char *doing, const ch
 		return xasprintf("%s has no persistent member in sync: its data is only in RAM, and %s would lose it; add a disk first (mdadm %s --add DISK)",
 				 array, doing, mdpath);
 	return NULL;
+}
+
+char *refuse_nothing_to_release(const struct md_array *a, const char *array, const char *kname)
+{
+	struct warmup w;
+
+	if (mirror_rd_member(a))
+		return NULL;
+	if (warmup_read(kname, &w) < 0)
+		return xasprintf("%s has no RAM member to release", array);
+	warmup_clear(&w);
+	return NULL;
+}
+
+char *refuse_no_disk_in_sync(const struct md_array *a, const char *rd)
+{
+	for (size_t i = 0; i < a->nmembers; i++)
+		if (!a->members[i].is_ram && a->members[i].in_sync && !a->members[i].faulty)
+			return NULL;
+	return xasprintf("not releasing %s: no persistent member of %s is in sync, so the data is only in RAM; wait for the recovery (rdctl --status)",
+			 rd, a->name);
 }

@@ -42,4 +42,19 @@ char *refuse_ram_only(const struct md_array *a, const char *doing, const char *s
  */
 char *refuse_ram_holds_all(const struct md_array *a, const char *doing, const char *array, const char *mdpath);
 
+/*
+ * --release ARRAY takes out a RAM member or stops a warm-up: an array
+ * (kname, given as array) with neither has nothing to release (ENOENT).
+ */
+char *refuse_nothing_to_release(const struct md_array *a, const char *array, const char *kname);
+
+/*
+ * Failing the RAM member rd of a needs a persistent member in sync, not
+ * failed (EBUSY): without one, a recovery from RAM still runs and the data
+ * is only in RAM. (Weaker than refuse_ram_holds_all(): a disk still
+ * recovering beside one in sync does not hold --release back, which runs
+ * at shutdown, when the memory goes whatever rdctl does.)
+ */
+char *refuse_no_disk_in_sync(const struct md_array *a, const char *rd);
+
 #endif

@@ -56,6 +56,7 @@
 #include "mirror/boot.h"
 #include "mirror/checks.h"
 #include "mirror/steps.h"
+#include "mirror/verb.h"
 #include "mirror/warm_record.h"
 #include "mirror/warmup.h"
 #include "rd/control.h"
@@ -133,69 +134,216 @@ static char *record_plan(const struct md_array *a, const struct md_member *m)
 	return xasprintf("its superblock kept in %s for a warm start", warm_state_dir());
 }
 
-static void release_member(const struct md_array *a, const struct md_member *m, struct boot_report *rep,
-			   bool dry_run)
-{
-	struct boot_item *it = boot_item_new(rep, a->name);
-	char *dev = md_dev_path(a->name), *path = md_dev_path(m->name), *msg = NULL, *kept = NULL;
-	bool safe = false;
-	unsigned index;
-	int fd, r, rc;
+/*
+ * One array's release (struct verb_step over c): each RAM member of c.a
+ * in turn taken out, with its line in the report. c.rdpath is the RAM
+ * member's path; c.r stays NULL: a failure goes on the member's line
+ * (boot_item_fail()), and the next array is released all the same.
+ */
+struct release_ctx {
+	struct mirror_ctx c;
+	const struct md_member *m;	/* the RAM member taken out, of c.a */
+	struct boot_item *it;		/* its line in the report */
+	char *kept;			/* what was kept of it for a warm start, or why not */
+	unsigned index;			/* rdN's N */
+	int fd;				/* the control device, once open */
+	int err;			/* the detach's errno, once it failed */
+};
 
-	it->rd = xstrdup(m->name);
-	for (size_t i = 0; i < a->nmembers; i++)
-		safe |= !a->members[i].is_ram && a->members[i].in_sync && !a->members[i].faulty;
-	if (!safe) {
-		boot_item_fail(it, "EBUSY",
-			       xasprintf("not releasing %s: no persistent member of %s is in sync, so the data is only in RAM; wait for the recovery (rdctl --status)",
-					 m->name, a->name));
-		goto out;
-	}
-	if (ram_only_refusal(it, a, m->name, "releasing"))
-		goto out;
-	if (dry_run) {
-		kept = record_plan(a, m);
-		it->action = "planned";
-		it->summary = xasprintf("would release %s: mdadm %s --fail %s --remove %s; %s; detach %s", m->name,
-					dev, path, path, kept, m->name);
-		goto out;
-	}
-	if ((r = mdadm_call(NULL, &msg, dev, "--fail", path, "--remove", path, NULL)) < 0) {
-		boot_item_fail(it, errno_code(-r), msg);
-		msg = NULL;
-		goto out;
-	}
-	for (int waited = 0; !member_gone(a->name, m->name) && waited < GONE_WAIT_MS; waited += POLL_MS)
-		util_sleep_ms(POLL_MS);
-	kept = keep_record(a, m);
-	if (!rd_parse_name(m->name, &index)) {
-		boot_item_fail(it, "EINVAL", xasprintf("%s is not an rd disk name", m->name));
-		goto out;
-	}
-	rc = control_open(false, &fd);
-	if (rc) {
-		boot_item_take_error(it);
-		goto out;
-	}
-	r = ctl_remove(fd, index);
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r < 0) {
-		boot_item_fail(it, errno_code(-r), xasprintf("removed %s from %s, but detaching it failed: %s",
-							     m->name, a->name, strerror(-r)));
-		goto out;
-	}
-	it->action = "released";
-	it->summary = xasprintf("released %s (failed, removed, detached%s%s)", m->name, kept ? "; " : "",
-				kept ? kept : "");
-out:
-	free(kept);
-	free(msg);
-	free(dev);
-	free(path);
+static struct release_ctx *release_of(struct mirror_ctx *c)
+{
+	return (struct release_ctx *)c;
 }
 
-/* Warm-up copies still running: stopped, their disks detached. */
+static bool planning(const struct mirror_ctx *c)
+{
+	return c->o->dry_run;
+}
+
+static bool releasing(const struct mirror_ctx *c)
+{
+	return !c->o->dry_run;
+}
+
+/* The refusals (checks.h): failing the RAM member must not lose what only it holds. */
+static int disk_in_sync(struct mirror_ctx *c)
+{
+	struct release_ctx *v = release_of(c);
+	char *why = refuse_no_disk_in_sync(&c->a, v->m->name);
+
+	if (!why)
+		return 0;
+	boot_item_fail(v->it, "EBUSY", why);
+	return EXIT_RUNTIME;
+}
+
+static int nothing_only_in_ram(struct mirror_ctx *c)
+{
+	struct release_ctx *v = release_of(c);
+
+	return ram_only_refusal(v->it, &c->a, v->m->name, "releasing") ? EXIT_RUNTIME : 0;
+}
+
+/* --dry-run: what the steps below would do; the last step of a plan. */
+static int plan(struct mirror_ctx *c)
+{
+	struct release_ctx *v = release_of(c);
+	const char *rd = v->m->name;
+
+	v->kept = record_plan(&c->a, v->m);
+	v->it->action = "planned";
+	v->it->summary = xasprintf("would release %s: mdadm %s --fail %s --remove %s; %s; detach %s", rd, c->mdpath,
+				   c->rdpath, c->rdpath, v->kept, rd);
+	return 0;
+}
+
+static int fail_remove(struct mirror_ctx *c)
+{
+	struct release_ctx *v = release_of(c);
+	char *msg = NULL;
+	int r = mdadm_call(NULL, &msg, c->mdpath, "--fail", c->rdpath, "--remove", c->rdpath, NULL);
+
+	if (r < 0) {
+		boot_item_fail(v->it, errno_code(-r), msg);
+		return EXIT_RUNTIME;
+	}
+	free(msg);
+	return 0;
+}
+
+/* md takes the member out of sysfs after mdadm returns: the record is kept once it is gone. */
+static int wait_gone(struct mirror_ctx *c)
+{
+	const char *rd = release_of(c)->m->name;
+
+	for (int waited = 0; !member_gone(c->kname, rd) && waited < GONE_WAIT_MS; waited += POLL_MS)
+		util_sleep_ms(POLL_MS);
+	return 0;
+}
+
+static int keep(struct mirror_ctx *c)
+{
+	struct release_ctx *v = release_of(c);
+
+	v->kept = keep_record(&c->a, v->m);
+	return 0;
+}
+
+static int rd_index(struct mirror_ctx *c)
+{
+	struct release_ctx *v = release_of(c);
+
+	if (rd_parse_name(v->m->name, &v->index))
+		return 0;
+	boot_item_fail(v->it, "EINVAL", xasprintf("%s is not an rd disk name", v->m->name));
+	return EXIT_RUNTIME;
+}
+
+static int open_control(struct mirror_ctx *c)
+{
+	struct release_ctx *v = release_of(c);
+
+	if (!control_open(false, &v->fd))
+		return 0;
+	boot_item_take_error(v->it);
+	return EXIT_RUNTIME;
+}
+
+static int detach(struct mirror_ctx *c)
+{
+	struct release_ctx *v = release_of(c);
+	int r = ctl_remove(v->fd, v->index);
+
+	if (close(v->fd) < 0 && r == 0)
+		r = -errno;
+	v->err = -r;
+	return r < 0 ? EXIT_RUNTIME : 0;
+}
+
+static int report(struct mirror_ctx *c)
+{
+	struct release_ctx *v = release_of(c);
+
+	v->it->action = "released";
+	v->it->summary = xasprintf("released %s (failed, removed, detached%s%s)", v->m->name, v->kept ? "; " : "",
+				   v->kept ? v->kept : "");
+	return 0;
+}
+
+/*
+ * What undoes or finishes the steps done once one failed (struct
+ * verb_step); the failed step has put its error on the member's line.
+ * Nothing is undone: --release runs at shutdown, and what it leaves is
+ * what the next boot's --restore starts from.
+ */
+static int failed_unchanged(struct mirror_ctx *c)
+{
+	(void)c;
+	/* the array keeps its RAM member, in sync: the memory stays in use */
+	return EXIT_RUNTIME;
+}
+
+static int failed_attached(struct mirror_ctx *c)
+{
+	(void)c;
+	/*
+	 * out of the array, its superblock kept (or not): the array runs
+	 * from its disks, the RAM disk stays attached until rdctl --detach
+	 */
+	return EXIT_RUNTIME;
+}
+
+static int failed_detach(struct mirror_ctx *c)
+{
+	struct release_ctx *v = release_of(c);
+
+	boot_item_fail(v->it, errno_code(v->err), xasprintf("removed %s from %s, but detaching it failed: %s",
+							     v->m->name, c->kname, strerror(v->err)));
+	return failed_attached(c);
+}
+
+/* The steps of --release for one RAM member, in order. */
+static const struct verb_step release_steps[] = {
+	{ "a persistent member in sync", NULL, disk_in_sync, failed_unchanged },
+	{ "no range only in RAM", NULL, nothing_only_in_ram, failed_unchanged },
+	{ "the plan", planning, plan, NULL },
+	{ "failed and removed from the array", releasing, fail_remove, failed_unchanged },
+	{ "gone from md", releasing, wait_gone, NULL },
+	{ "its superblock kept for a warm start", releasing, keep, NULL },
+	{ "its rd index", releasing, rd_index, failed_attached },
+	{ "the control device open", releasing, open_control, failed_attached },
+	{ "detached", releasing, detach, failed_detach },
+	{ "the report line", releasing, report, NULL },
+};
+
+/* Every RAM member of a, taken (moved: a is left empty), released, each with its line in rep. */
+static void release_array(const struct mirror_opts *o, struct md_array *a, struct boot_report *rep)
+{
+	struct release_ctx v = { .fd = -1 };
+	struct mirror_ctx *c = &v.c;
+
+	mirror_ctx_init(c, o, "release", a->name);
+	c->a = *a;
+	*a = (struct md_array){ 0 };
+	c->kname = xstrdup(c->a.name);
+	c->array = c->kname;
+	c->mdpath = md_dev_path(c->kname);
+	for (size_t j = 0; j < c->a.nmembers; j++) {
+		if (!c->a.members[j].is_ram)
+			continue;
+		v.m = &c->a.members[j];
+		v.it = boot_item_new(rep, c->kname);
+		v.it->rd = xstrdup(v.m->name);
+		c->rdpath = md_dev_path(v.m->name);
+		(void)MIRROR_RUN_STEPS(c, release_steps);
+		free(c->rdpath);
+		c->rdpath = NULL;
+		free(v.kept);
+		v.kept = NULL;
+	}
+	mirror_close(c);
+}
+
 /* The arrays --release was given (kernel names), or all when none. */
 struct wanted {
 	char **names;
@@ -212,6 +360,7 @@ static bool is_wanted(const struct wanted *w, const char *mdname)
 	return false;
 }
 
+/* Warm-up copies still running: stopped, their disks detached. */
 static void stop_warmups(struct boot_report *rep, const struct wanted *wanted, bool dry_run)
 {
 	char **names = warmup_arrays();
@@ -260,17 +409,14 @@ int cmd_release(const struct mirror_opts *o, char *const arrays[], size_t n)
 
 	for (size_t i = 0; i < n && !rc; i++) {
 		struct md_array a;
-		struct warmup w;
 		char *path = NULL, *kname = NULL;
 
 		rc = mirror_find_array(arrays[i], &path, &kname, &a);
 		free(path);
 		if (rc)
 			break;
-		if (!mirror_rd_member(&a) && warmup_read(kname, &w) < 0)
-			rc = fail_errno(ENOENT, "%s has no RAM member to release", arrays[i]);
-		else if (!mirror_rd_member(&a))
-			warmup_clear(&w);
+		if (refused(ENOENT, refuse_nothing_to_release(&a, arrays[i], kname)))
+			rc = EXIT_RUNTIME;
 		md_array_clear(&a);
 		wanted.names[wanted.n++] = kname;
 	}
@@ -283,9 +429,8 @@ int cmd_release(const struct mirror_opts *o, char *const arrays[], size_t n)
 		goto out;
 	}
 	for (size_t i = 0; i < nall; i++)
-		for (size_t j = 0; j < all[i].nmembers && is_wanted(&wanted, all[i].name); j++)
-			if (all[i].members[j].is_ram)
-				release_member(&all[i], &all[i].members[j], &rep, o->dry_run);
+		if (is_wanted(&wanted, all[i].name))
+			release_array(o, &all[i], &rep);
 	md_arrays_free(all, nall);
 	/* a plan with no step says so, rather than nothing */
 	if (o->dry_run && !o->json && rep.n == 0 && printf("nothing to release: no md array has a RAM member\n") < 0)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The steps that --create, --convert, --revert and --refresh share (each
- * verb: cli/<verb>.c).
+ * verb: mirror/<verb>.c).
  *
  * The one rule behind every step: md copies a RAID1 from an in-sync
  * member to the others, and a freshly attached RAM disk holds zeros. So

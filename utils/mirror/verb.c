@@ -25,13 +25,36 @@ void mirror_close(struct mirror_ctx *c)
 	conf_file_free(&c->conf);
 	free(c->mdpath);
 	free(c->kname);
+	free(c->rdpath);
+}
+
+int mirror_run_steps(struct mirror_ctx *c, const struct verb_step *steps, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct verb_step *s = &steps[i];
+		int rc;
+
+		if (s->when && !s->when(c))
+			continue;
+		rc = s->run(c);
+		if (rc)
+			return s->failed ? s->failed(c) : rc;
+	}
+	return 0;
 }
 
 void mirror_ctx_run(struct mirror_ctx *c, struct mirror_run *r)
 {
+	c->r = r;
 	mirror_run_init(r, c->verb, c->kname, c->o->dry_run, c->o->json);
 	r->uuid = md_uuid_of(c->kname);
 	for (size_t i = 0; i < c->a.nmembers; i++)
 		if (!c->a.members[i].is_ram)
 			strv_add(&r->members, &r->nmembers, c->a.members[i].name);
+}
+
+void mirror_ctx_init(struct mirror_ctx *c, const struct mirror_opts *o, const char *verb, const char *array)
+{
+	*c = (struct mirror_ctx){ .o = o, .verb = verb, .array = array };
+	conf_file_init(&c->conf, o->config, o->json);
 }

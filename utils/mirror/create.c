@@ -6,7 +6,7 @@
  * meanwhile: mirror/warmup.h), or without a bitmap --added, so md
  * recovers it from the disks (mirror/steps.h).
  */
-#include "cli/commands.h"
+#include "mirror/verb.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +16,7 @@
 
 #include "lib/errors.h"
 #include "lib/size.h"
+#include "lib/sysfs.h"
 #include "lib/util.h"
 #include "md/md_ops.h"
 #include "mirror/checks.h"
@@ -118,23 +119,35 @@ static bool created_here(const struct mirror_opts *o, const char *kname, char *c
 	return ours && found == ndisks;
 }
 
-/* One --create: what the verb's steps share. */
+/*
+ * One --create: its context (struct mirror_ctx, without c.a: the array is
+ * made by a step; c.kname NULL until known, /dev/md/NAME) and the disks.
+ */
 struct create_ctx {
-	const struct mirror_opts *o;
-	const char *array;	/* as the user wrote it */
-	char *mdpath, *kname;	/* kname NULL until known (/dev/md/NAME) */
-	struct conf_file conf;
+	struct mirror_ctx c;
 	struct disk_info *d;	/* the disks, checked */
 	size_t n;
 	bool held_data;		/* a disk held a signature (--force) */
+	bool warm;		/* the RAM disk came in by the warm start */
+	char *why;		/* why not, from mirror_warm_ram() */
 };
+
+static struct create_ctx *create_of(struct mirror_ctx *c)
+{
+	return (struct create_ctx *)c;
+}
+
+static const struct create_ctx *create_of_const(const struct mirror_ctx *c)
+{
+	return (const struct create_ctx *)c;
+}
 
 /*
  * The array exists: a --create stopped after mdadm --create is finished
  * as the boot's restore would (its line added first when these disks are
  * what it left); else refused. An exit code.
  */
-static int create_again(struct create_ctx *c, char *const disks[], size_t ndisks)
+static int create_again(struct mirror_ctx *c, char *const disks[], size_t ndisks)
 {
 	const struct mirror_opts *o = c->o;
 	bool found = false, ours = c->kname && md_has_members(c->kname) && !o->dry_run;
@@ -155,28 +168,55 @@ static int create_again(struct create_ctx *c, char *const disks[], size_t ndisks
 }
 
 /* Each disk blank (or --force) and given once. 0 or an exit code; *smallest. */
-static int create_check_disks(struct create_ctx *c, char *const disks[], size_t ndisks, uint64_t *smallest)
+static int create_check_disks(struct create_ctx *v, char *const disks[], size_t ndisks, uint64_t *smallest)
 {
 	int rc;
 
-	c->d = xcalloc(ndisks, sizeof(*c->d));
-	while (c->n < ndisks) {
-		struct disk_info *d = &c->d[c->n];
+	v->d = xcalloc(ndisks, sizeof(*v->d));
+	while (v->n < ndisks) {
+		struct disk_info *d = &v->d[v->n];
 
 		/* counted before the check: disk_check fills d even when it fails */
-		rc = disk_check(disks[c->n], c->o->force, d);
-		c->n++;
+		rc = disk_check(disks[v->n], v->c.o->force, d);
+		v->n++;
 		if (rc)
 			return rc;
-		for (size_t j = 0; j + 1 < c->n; j++)
-			if (!strcmp(c->d[j].name, d->name))
+		for (size_t j = 0; j + 1 < v->n; j++)
+			if (!strcmp(v->d[j].name, d->name))
 				return fail(EXIT_USAGE, "USAGE", "%s and %s are the same disk (%s): give each disk once",
-					    c->d[j].path, d->path, d->name);
+					    v->d[j].path, d->path, d->name);
 		if (d->size < *smallest)
 			*smallest = d->size;
-		c->held_data |= d->signatures != NULL;
+		v->held_data |= d->signatures != NULL;
 	}
 	return 0;
+}
+
+/* The array's name in the configuration and for mdadm: kname once known, else ARRAY as given. */
+static const char *array_name(const struct mirror_ctx *c)
+{
+	return c->kname ? c->kname : c->array;
+}
+
+/* The array's name in sysfs for the warm start: kname, or the NAME of /dev/NAME. */
+static const char *sysfs_name(const struct mirror_ctx *c)
+{
+	return c->kname ? c->kname : c->array + strlen("/dev/");
+}
+
+static bool not_dry_run(const struct mirror_ctx *c)
+{
+	return !c->o->dry_run;
+}
+
+static bool with_bitmap(const struct mirror_ctx *c)
+{
+	return !c->o->bitmap_none;
+}
+
+static bool not_warm(const struct mirror_ctx *c)
+{
+	return !create_of_const(c)->warm;
 }
 
 /*
@@ -188,10 +228,11 @@ static int create_check_disks(struct create_ctx *c, char *const disks[], size_t 
  * (--force) differ where nothing was written since, and md's check would
  * count those mismatches for ever: md resyncs them instead.
  */
-static int create_mdadm(struct create_ctx *c, struct mirror_run *r)
+static int create_mdadm(struct mirror_ctx *c)
 {
-	const char **args = xcalloc(c->n + 16, sizeof(*args));
-	char *rdn = xasprintf("--raid-devices=%zu", c->n + 1);
+	const struct create_ctx *v = create_of(c);
+	const char **args = xcalloc(v->n + 16, sizeof(*args));
+	char *rdn = xasprintf("--raid-devices=%zu", v->n + 1);
 	size_t k = 0;
 	int rc;
 
@@ -201,7 +242,7 @@ static int create_mdadm(struct create_ctx *c, struct mirror_run *r)
 	args[k++] = "--level=1";
 	args[k++] = "--metadata=1.2";
 	args[k++] = rdn;
-	if (!c->held_data)
+	if (!v->held_data)
 		args[k++] = "--assume-clean";
 	if (c->o->bitmap_none) {
 		args[k++] = "--bitmap=none";
@@ -210,29 +251,25 @@ static int create_mdadm(struct create_ctx *c, struct mirror_run *r)
 		args[k++] = "--bitmap-chunk=" BITMAP_CHUNK;
 	}
 	args[k++] = "--write-mostly";
-	for (size_t i = 0; i < c->n; i++)
-		args[k++] = c->d[i].path;
+	for (size_t i = 0; i < v->n; i++)
+		args[k++] = v->d[i].path;
 	args[k++] = "missing";
 	args[k] = NULL;
-	rc = mirror_mdadmv(r, false, args);
+	rc = mirror_mdadmv(c->r, false, args);
 	free(rdn);
 	free(args);
 	if (rc)
-		return mirror_failed(xasprintf("check the disks with mdadm --examine %s", c->d[0].path));
-	for (size_t i = 0; i < c->n; i++)
-		strv_add(&r->wm, &r->nwm, c->d[i].name);
+		return rc;
+	for (size_t i = 0; i < v->n; i++)
+		strv_add(&c->r->wm, &c->r->nwm, v->d[i].name);
 	return 0;
 }
 
-/* The array made: its kernel name, UUID and what a member needs (r->size). 0 or an exit code. */
-static int create_array(struct create_ctx *c, struct mirror_run *r)
+/* The array made: its kernel name and UUID. */
+static int array_found(struct mirror_ctx *c)
 {
-	uint64_t need = 0;
-	char *msg = NULL;
-	int rc = create_mdadm(c, r);
+	struct mirror_run *r = c->r;
 
-	if (rc || r->dry_run)
-		return rc;
 	if (!c->kname)
 		c->kname = wait_link(c->array + 8);
 	if (!c->kname)
@@ -240,24 +277,45 @@ static int create_array(struct create_ctx *c, struct mirror_run *r)
 	free(r->array);
 	r->array = xstrdup(c->kname);
 	r->uuid = md_uuid_of(c->kname);
+	return 0;
+}
+
+/* What a member of the array needs (r->size). */
+static int member_size(struct mirror_ctx *c)
+{
+	struct mirror_run *r = c->r;
+	uint64_t need = 0;
+	char *msg = NULL, *a1, *a2;
+	int rc;
+
 	if (md_member_size(c->kname, &need, &msg) < 0) {
-		fail_errno(EIO, "%s", msg);
+		rc = fail_errno(EIO, "%s", msg);
 		free(msg);
-	} else if (c->o->auto_size) {
+		return rc;
+	}
+	if (c->o->auto_size) {
 		r->size = need;
 		return 0;
-	} else if (r->size >= need) {
-		return 0;
-	} else {
-		char *a1 = size_mib_str(r->size), *a2 = size_mib_str(need);
-
-		fail_errno(EINVAL, "--size %s is smaller than the %s a member of %s needs: use --size auto", a1, a2,
-			   c->array);
-		free(a1);
-		free(a2);
 	}
-	undo_create(r, c->mdpath, c->d, c->n);
-	return mirror_failed(xasprintf("%s was stopped and its disks wiped again", c->array));
+	if (r->size >= need)
+		return 0;
+	a1 = size_mib_str(r->size);
+	a2 = size_mib_str(need);
+	rc = fail_errno(EINVAL, "--size %s is smaller than the %s a member of %s needs: use --size auto", a1, a2,
+			c->array);
+	free(a1);
+	free(a2);
+	return rc;
+}
+
+/*
+ * The configuration line comes right after the array: from there on, an
+ * interrupted --create (a kill, a power cut) is finished by the next
+ * boot's --restore, or by running the same --create again.
+ */
+static int conf_line(struct mirror_ctx *c)
+{
+	return conf_add_line(c->r, &c->conf, array_name(c), c->o->auto_size);
 }
 
 /*
@@ -267,94 +325,140 @@ static int create_array(struct create_ctx *c, struct mirror_run *r)
  * disk, re-adds it, and md recovers what was written meanwhile
  * (mirror/warm_super.h says why that holds). Reads spread over the disks
  * until it is in sync. With --bitmap none, or when it cannot start, md
- * recovers an added disk in full. 0 or an exit code (the disk detached); *warm.
+ * recovers an added disk in full.
  */
-static int create_ram(struct create_ctx *c, struct mirror_run *r, bool *warm)
+static int attach(struct mirror_ctx *c)
 {
-	const char *name = c->kname ? c->kname : c->array + strlen("/dev/");
-	char *rdpath, *why = NULL;
+	struct mirror_run *r = c->r;
 	int rc = mirror_attach(r, r->size, r->prealloc);
 
-	if (rc) {
-		if (r->rd)
-			mirror_detach(r, true);
-		return rc;
-	}
-	rdpath = r->rd ? md_dev_path(r->rd) : xasprintf("%s/rdN", dev_root());
-	if (!c->o->bitmap_none && !(rc = disks_write_mostly(r, name, false)))
-		*warm = mirror_warm_ram(r, name, c->conf.path, &why);
-	if (!rc && !*warm) {
-		mirror_note_cold(r, why);
-		why = NULL;
-		if (!c->o->bitmap_none)
-			rc = disks_write_mostly(r, name, true);
-		if (!rc)
-			rc = mirror_add_ram(r, c->mdpath, c->kname, rdpath);
-	}
-	free(rdpath);
-	free(why);
-	if (rc)
-		mirror_detach(r, true);
+	if (!rc)
+		c->rdpath = r->rd ? md_dev_path(r->rd) : xasprintf("%s/rdN", dev_root());
 	return rc;
 }
 
-/*
- * The steps of --create and its report. The configuration line comes
- * right after the array: from there on, an interrupted --create (a kill,
- * a power cut) is finished by the next boot's --restore, or by running the
- * same --create again. 0 or an exit code.
- */
-static int create_steps(struct create_ctx *c, struct mirror_run *r)
+static int disks_read_balanced(struct mirror_ctx *c)
 {
-	const char *name;
-	bool warm = false, undo_ok = true;
-	char *s, *sz;
-	int rc = create_array(c, r);
+	return disks_write_mostly(c->r, sysfs_name(c), false);
+}
 
-	if (rc)
-		return rc;
-	name = c->kname ? c->kname : c->array;
-	rc = conf_add_line(r, &c->conf, name, c->o->auto_size);
-	if (rc) {
-		undo_create(r, c->mdpath, c->d, c->n);
-		return mirror_failed(xasprintf("%s was stopped and its disks wiped again", c->array));
-	}
-	if ((rc = create_ram(c, r, &warm))) {
-		undo_create(r, c->mdpath, c->d, c->n);
-		if (r->config_changed && !r->dry_run)
-			conf_undo_line(r, &c->conf);
-		for (size_t i = 0; i < r->nsteps; i++)
-			undo_ok &= strcmp(r->steps[i].status, "failed") || !r->steps[i].undo;
-		return mirror_failed(undo_ok ? xasprintf("undone: %s was stopped and its disks wiped again", c->array)
-					     : xasprintf("the undo failed too: see the steps above and mdadm --detail %s",
-							 c->mdpath));
-	}
-	if ((rc = mirror_finish(r, c->o, name, c->mdpath)))
-		return rc;
-	s = strv_join(r->members, r->nmembers, " ");
-	sz = size_mib_str(r->size);
-	rc = mirror_print_summary(r, xasprintf("Created %s: %s (%s%s) %s and %s write-mostly, bitmap %s; %s; %s %s",
-					       c->kname, r->rd, sz, r->prealloc ? ", preallocated" : "",
-					       warm ? "by a warm start (rdctl copies the array into it, then md recovers what was written during the copy)" : "added",
-					       s, r->bitmap, r->sync ? r->sync : "state unknown",
-					       r->config_changed ? "added to" : "already in", r->config_path));
+static int warm_start(struct mirror_ctx *c)
+{
+	struct create_ctx *v = create_of(c);
+
+	v->warm = mirror_warm_ram(c->r, sysfs_name(c), c->conf.path, &v->why);
+	return 0;
+}
+
+/* No warm start: the note, and the disks write-mostly again (not with --bitmap none: they still are). */
+static int disks_back(struct mirror_ctx *c)
+{
+	struct create_ctx *v = create_of(c);
+
+	mirror_note_cold(c->r, v->why);
+	v->why = NULL;
+	return c->o->bitmap_none ? 0 : disks_write_mostly(c->r, sysfs_name(c), true);
+}
+
+static int add(struct mirror_ctx *c)
+{
+	return mirror_add_ram(c->r, c->mdpath, c->kname, c->rdpath);
+}
+
+static int finish(struct mirror_ctx *c)
+{
+	return mirror_finish(c->r, c->o, array_name(c), c->mdpath);
+}
+
+static int report(struct mirror_ctx *c)
+{
+	struct mirror_run *r = c->r;
+	char *s = strv_join(r->members, r->nmembers, " ");
+	char *sz = size_mib_str(r->size);
+	int rc = mirror_print_summary(r, xasprintf("Created %s: %s (%s%s) %s and %s write-mostly, bitmap %s; %s; %s %s",
+						   c->kname, r->rd, sz, r->prealloc ? ", preallocated" : "",
+						   create_of(c)->warm ? "by a warm start (rdctl copies the array into it, then md recovers what was written during the copy)" : "added",
+						   s, r->bitmap, r->sync ? r->sync : "state unknown",
+						   r->config_changed ? "added to" : "already in", r->config_path));
+
 	free(sz);
 	free(s);
 	return rc ? rc : mirror_emit(r);
 }
 
-/* The notes of the plan: what --force destroys, one disk only, no bitmap. */
-static void create_notes(struct create_ctx *c, struct mirror_run *r)
+/* What undoes the steps done once one failed (struct verb_step). */
+static int failed_mdadm(struct mirror_ctx *c)
 {
-	for (size_t i = 0; i < c->n; i++) {
-		strv_add(&r->members, &r->nmembers, c->d[i].name);
-		if (c->d[i].signatures)
-			mirror_note(r, xasprintf("--force: destroying what wipefs found on %s: %s", c->d[i].path,
-						 c->d[i].signatures));
+	return mirror_failed(xasprintf("check the disks with mdadm --examine %s", create_of(c)->d[0].path));
+}
+
+static int failed_undo_create(struct mirror_ctx *c)
+{
+	const struct create_ctx *v = create_of(c);
+
+	undo_create(c->r, c->mdpath, v->d, v->n);
+	return mirror_failed(xasprintf("%s was stopped and its disks wiped again", c->array));
+}
+
+/* The array stopped, its disks wiped, its line taken out again: whether the undo worked. */
+static int failed_undone(struct mirror_ctx *c)
+{
+	const struct create_ctx *v = create_of(c);
+	struct mirror_run *r = c->r;
+	bool undo_ok = true;
+
+	undo_create(r, c->mdpath, v->d, v->n);
+	if (r->config_changed && !r->dry_run)
+		conf_undo_line(r, &c->conf);
+	for (size_t i = 0; i < r->nsteps; i++)
+		undo_ok &= strcmp(r->steps[i].status, "failed") || !r->steps[i].undo;
+	return mirror_failed(undo_ok ? xasprintf("undone: %s was stopped and its disks wiped again", c->array)
+				     : xasprintf("the undo failed too: see the steps above and mdadm --detail %s",
+						 c->mdpath));
+}
+
+static int failed_attach(struct mirror_ctx *c)
+{
+	if (c->r->rd)
+		mirror_detach(c->r, true);
+	return failed_undone(c);
+}
+
+static int failed_detach(struct mirror_ctx *c)
+{
+	mirror_detach(c->r, true);
+	return failed_undone(c);
+}
+
+/* The steps of --create, in order (a dry run plans what it can without the array). */
+static const struct verb_step create_steps[] = {
+	{ "mdadm --create, the RAM slot missing", NULL, create_mdadm, failed_mdadm },
+	{ "the array's name", not_dry_run, array_found, NULL },
+	{ "the RAM member's size", not_dry_run, member_size, failed_undo_create },
+	{ "the configuration line", NULL, conf_line, failed_undo_create },
+	{ "the RAM disk attached", NULL, attach, failed_attach },
+	{ "the disks read-balanced for the copy", with_bitmap, disks_read_balanced, failed_detach },
+	{ "the warm start", with_bitmap, warm_start, NULL },
+	{ "no warm start: the disks write-mostly", not_warm, disks_back, failed_detach },
+	{ "no warm start: the RAM disk added", not_warm, add, failed_detach },
+	{ "the configuration, the sync state", NULL, finish, NULL },
+	{ "the report", NULL, report, NULL },
+};
+
+/* The notes of the plan: what --force destroys, one disk only, no bitmap. */
+static void create_notes(const struct create_ctx *v, struct mirror_run *r)
+{
+	const struct mirror_ctx *c = &v->c;
+
+	for (size_t i = 0; i < v->n; i++) {
+		strv_add(&r->members, &r->nmembers, v->d[i].name);
+		if (v->d[i].signatures)
+			mirror_note(r, xasprintf("--force: destroying what wipefs found on %s: %s", v->d[i].path,
+						 v->d[i].signatures));
 	}
-	if (c->held_data && c->n > 1)
+	if (v->held_data && v->n > 1)
 		mirror_note(r, xstrdup("--force: the disks held data, so md resyncs them to each other (no --assume-clean)"));
-	if (c->n == 1)
+	if (v->n == 1)
 		mirror_note(r, xasprintf("%s will have only one persistent member: one disk failure from losing everything",
 					 c->array));
 	if (c->o->bitmap_none)
@@ -363,38 +467,39 @@ static void create_notes(struct create_ctx *c, struct mirror_run *r)
 
 int cmd_create(const struct mirror_opts *o, const char *array, char *const disks[], size_t ndisks)
 {
-	struct create_ctx c = { .o = o, .array = array };
+	struct create_ctx v = { .n = 0 };
+	struct mirror_ctx *c = &v.c;
 	struct mirror_run r;
 	uint64_t smallest = UINT64_MAX;
 	int rc;
 
-	conf_file_init(&c.conf, o->config, o->json);
+	mirror_ctx_init(c, o, "create", array);
 	if ((rc = mirror_begin(o, "create")) || (rc = create_dry_root(o)) ||
 	    (rc = check_kernel_bug(o->ignore_kernel_bug, "create")) ||
-	    (rc = mirror_parse_array(array, &c.mdpath, &c.kname)))
+	    (rc = mirror_parse_array(array, &c->mdpath, &c->kname)))
 		goto out;
-	if ((c.kname && md_has_members(c.kname)) || (!strncmp(array, "/dev/md/", 8) && path_exists(c.mdpath))) {
-		rc = create_again(&c, disks, ndisks);
+	if ((c->kname && md_has_members(c->kname)) || (!strncmp(array, "/dev/md/", 8) && path_exists(c->mdpath))) {
+		rc = create_again(c, disks, ndisks);
 		goto out;
 	}
-	if ((rc = create_check_disks(&c, disks, ndisks, &smallest)))
+	if ((rc = create_check_disks(&v, disks, ndisks, &smallest)))
 		goto out;
 	/* The RAM member needs at most what the smallest disk holds. */
 	if ((rc = check_memory(o->ignore_memory, o->auto_size ? smallest : o->size, "the RAM member")))
 		goto out;
-	mirror_run_init(&r, "create", c.kname ? c.kname : array, o->dry_run, o->json);
+	mirror_run_init(&r, "create", c->kname ? c->kname : array, o->dry_run, o->json);
+	c->r = &r;
 	r.bitmap = o->bitmap_none ? "none" : "internal";
 	r.size = o->auto_size ? smallest : o->size;
 	r.prealloc = o->prealloc;
-	create_notes(&c, &r);
-	rc = create_steps(&c, &r);
+	create_notes(&v, &r);
+	rc = MIRROR_RUN_STEPS(c, create_steps);
 	mirror_run_free(&r);
 out:
-	for (size_t i = 0; i < c.n; i++)
-		disk_info_clear(&c.d[i]);
-	free(c.d);
-	conf_file_free(&c.conf);
-	free(c.mdpath);
-	free(c.kname);
+	for (size_t i = 0; i < v.n; i++)
+		disk_info_clear(&v.d[i]);
+	free(v.d);
+	free(v.why);
+	mirror_close(c);
 	return rc;
 }
