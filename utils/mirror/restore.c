@@ -420,8 +420,9 @@ int restore_add(struct boot_item *it, const struct config *cfg, const struct res
 		/* the disks: write-mostly again once it is in sync, by the daemon (warmup.h) */
 		it->action = "warming";
 		sz = size_mib_str(s->size);
-		it->summary = xasprintf("%s%sattached %s (%s%s), warm start: copying %s into it, then re-adding it (md recovers only what was written %s); reads spread over the disks until it is in sync",
-					s->note ? s->note : "", s->note ? ", " : "", it->rd, sz,
+		it->summary = xasprintf("%s%s%s %s (%s%s), warm start: copying %s into it, then re-adding it (md recovers only what was written %s); reads spread over the disks until it is in sync",
+					s->note ? s->note : "", s->note ? ", " : "",
+					s->disk ? "blank member disk" : "attached", it->rd, sz,
 					s->prealloc ? ", preallocated" : "", s->mdname,
 					made ? "during the copy" : "since it left");
 		free(sz);
