@@ -97,7 +97,7 @@ nvme_mirror() {
 	wm_both
 }
 
-@test "--convert --member: refusals; then the NVMe disk filled by the warm copy, writes during it recovered" {
+@test "--convert --member: refusals; the NVMe disk filled by the warm copy, writes during it recovered; --refresh, --revert" {
 	fill_disks
 	mdadm --create /dev/md0 --run --level=1 --metadata=1.2 --raid-devices=2 --assume-clean \
 		--bitmap=internal --bitmap-chunk=128M "/dev/$H1" "/dev/$H2"
@@ -126,6 +126,17 @@ nvme_mirror() {
 	warm_finish "$NVK" "$want"
 	run rdctl --status --json --config "$CONF"
 	[ "$(jq -r --arg n "$NVK" '.arrays[0].members[] | select(.name == $n) | .kind' <<<"$output")" = disk ]
+	# --refresh: the same disk copied afresh into the highest slot
+	run rdctl --refresh /dev/md0 --config "$CONF" --wait --timeout 300
+	echo "refresh: $output"
+	[ "$status" -eq 0 ]
+	wait_idle
+	[ "$(md_attr "dev-$NVK/state")" = in_sync ]
+	[ "$(md_attr "dev-$NVK/slot")" = 2 ]
+	wm_both
+	[ "$(md_sum)" = "$want" ]
+	nvme_same
+	md_check_clean
 	# --revert: out of the array, its data left, no RAM freed
 	run rdctl --revert /dev/md0 --config "$CONF"
 	echo "revert: $output"
