@@ -334,6 +334,66 @@ usage "dry-run wait" "--dry-run and --wait cannot be used together" --convert md
 usage "create convert" "--create and --convert cannot be used together" --create /dev/md0 /dev/sdb --convert md0
 usage "revert prealloc" "--prealloc goes with --attach, --create or --convert only" --revert md0 --prealloc
 
+usage "member size" "--size and --member cannot be used together: a member disk is used whole" --convert md0 --member /dev/disk/by-id/x --size 2G
+usage "member prealloc" "--prealloc and --member cannot be used together" --create /dev/md0 /dev/sdb --member /dev/disk/by-id/x --prealloc
+usage "member empty" "--member needs a path" --convert md0 --member ''
+usage "member revert" "--member goes with --create or --convert only" --revert md0 --member /dev/disk/by-id/x
+usage "convert force" "--force goes with --convert only with --member" --convert md0 --force
+usage "member abbreviated" "--mem" --convert md0 --mem /dev/disk/by-id/x
+
+# --- a local disk as the fast member (mirror/member.h): what the fake tree
+# can show (no block device here: the blank, size and block-size checks of
+# a real disk run in test/bats/member_disk.bats; each refusal's text in
+# test_member.c)
+raid1_tree
+mkdir -p "$broot/dev/disk/by-id"
+: >"$broot/dev/nvme0n1"
+ln -sf ../../nvme0n1 "$broot/dev/disk/by-id/nvme-rdtest-nvme"
+refuse_convert "member kernel name" "--member $broot/dev/nvme0n1: a kernel name can name another disk after a reboot, and rdctl --restore would write over that one; give a stable name: $broot/dev/disk/by-id/nvme-rdtest-nvme" --member "$broot/dev/nvme0n1"
+refuse_convert "member kernel name, --force" "--member $broot/dev/sdd: a kernel name can name another disk after a reboot, and rdctl --restore would write over that one; give a stable name: one under /dev/disk/by-id" --member "$broot/dev/sdd" --force
+refuse_convert "member not a block device" "$broot/dev/disk/by-id/nvme-rdtest-nvme is not a block device: give a whole disk or a partition, for example /dev/sdb" --member "$broot/dev/disk/by-id/nvme-rdtest-nvme"
+refuse_convert "member missing" "cannot use $broot/dev/disk/by-id/gone: No such file or directory" --member "$broot/dev/disk/by-id/gone"
+run "create member kernel name" 1 --create /dev/md1 "$broot/dev/sdz" --member "$broot/dev/vdb" --config "$conf"
+expect_err_has "create member kernel name" "--member $broot/dev/vdb: a kernel name can name another disk after a reboot"
+
+# --restore of a mirror whose member disk is absent: the array runs from
+# its disks, a warning with the command, exit 0, nothing attached or added;
+# --status says member_absent (WARNING), and the member disk's kind
+boot_tree
+printf 'md0 auto member=%s\n' "$broot/dev/disk/by-id/nvme-gone" >"$conf"
+: >"$blog"
+run "restore --dry-run member absent" 0 --restore --dry-run --config "$conf"
+expect_out "restore --dry-run member absent" "md0: member disk absent (no device at $broot/dev/disk/by-id/nvme-gone): would leave md0 running from its disks; would make sdc write-mostly"
+run "restore member absent" 0 --restore --config "$conf"
+expect_out_has "restore member absent" "md0: member disk absent (no device at $broot/dev/disk/by-id/nvme-gone): md0 runs from its disks; put a disk there (a blank one is filled), then rdctl --restore"
+err_line "restore member absent: warning" "rdctl: warning: md0: member disk absent"
+expect_log_lacks "restore member absent: nothing attached or added" "ADD|--add|--re-add|--grow"
+run "restore member absent json" 0 --restore --json --config "$conf"
+validate "restore member absent json" restore,config_errors
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d["restore"][0]["action"]=="absent" and d["restore"][0]["error"] is None))' "$out"
+then pass; else fail "restore member absent json: $(cat "$out")"; fi
+run "status member absent" 3 --status --json --config "$conf"
+validate "status member absent" module,memory,disks,arrays,mirrors,warnings,status
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); w=[x for x in d["warnings"] if x["code"]=="member_absent"]; sys.exit(not (len(w)==1 and w[0]["severity"]=="WARNING" and "nvme-gone is absent" in w[0]["message"] and not [x for x in d["warnings"] if x["code"]=="not_restored"]))' "$out"
+then pass; else fail "status member absent: $(cat "$out")"; fi
+# the restore found another array's superblock on it (the record says so): CRITICAL
+mkdir -p "$broot/dev/disk/by-id"
+: >"$broot/dev/nvme0n1"
+ln -sf ../../nvme0n1 "$broot/dev/disk/by-id/nvme-gone"
+printf '{"restore": [{"array": "md0", "spec": "md0", "line": 1, "uuid": null, "rd": "nvme0n1", "action": "foreign", "error": {"code": "EEXIST", "message": "member disk not used, never written: it holds linux_raid_member at 0x1000 (wipefs)"}}], "time": 1}\n' >"$RDCTL_RUN_DIR/restore.json"
+run "status member foreign" 3 --status --json --config "$conf"
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); w=[x for x in d["warnings"] if x["code"]=="member_foreign"]; sys.exit(not (len(w)==1 and w[0]["severity"]=="CRITICAL" and "linux_raid_member" in w[0]["message"]))' "$out"
+then pass; else fail "status member foreign: $(cat "$out")"; fi
+# a disk member in the array: its kind in the text, JSON and Prometheus
+member md0 nvme0n1 in_sync 2
+put "$broot/sys/class/block/nvme0n1/stat" "42 0 0 0 0 0 0 0 0 0 0"
+run "status member kind" 3 --status --json --config "$conf"
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); k={m["name"]: m["kind"] for a in d["arrays"] for m in a["members"]}; sys.exit(k.get("nvme0n1") != "disk")' "$out"
+then pass; else fail "status member kind: $(cat "$out")"; fi
+run "status member kind prometheus" 0 --status --prometheus --config "$conf"
+expect_out_has "status member kind prometheus" 'device="nvme0n1",kind="disk"'
+rm -f "$RDCTL_RUN_DIR/restore.json"
+
 IFS='|' read -r RDCTL_SYSFS_ROOT RDCTL_PROC_ROOT RDCTL_DEV_ROOT <<<"$saved_env"
 export RDCTL_SYSFS_ROOT RDCTL_PROC_ROOT RDCTL_DEV_ROOT
 unset RDCTL_FAKE_LOG RDCTL_MDADM_CONF

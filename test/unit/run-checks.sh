@@ -352,7 +352,7 @@ run "abbrev read-only" 3 --stat --qui
 usage "timeout alone" "--timeout goes with --wait only" --restore --timeout 5
 usage "timeout bad" "invalid --timeout '0': expected whole seconds from 1 to 86400" --restore --wait --timeout 0
 usage "prealloc alone" "--prealloc goes with --attach, --create or --convert only" -l --prealloc
-usage "force alone" "--force goes with --create only: past the memory check give --ignore-memory, past a known md bug --ignore-kernel-bug" --detach rd0 --force
+usage "force alone" "--force goes with --create or --convert only: past the memory check give --ignore-memory, past a known md bug --ignore-kernel-bug" --detach rd0 --force
 usage "wait alone" "--wait goes with --restore, --create, --convert or --refresh only" -l --wait
 usage "config alone" "--config goes with --status, --restore, --create, --convert, --revert or --refresh only" --release --config /x
 usage "config twice" "--config given twice" --restore --config /a --config /b

@@ -323,7 +323,7 @@ void test_config(void)
 	/* the SIZE column is read by size_parse(), as --attach reads it */
 	bad_line("md2 1MB", "invalid size '1MB': 1000000 bytes is not a multiple of 4 KiB (4096 bytes); "
 		 "the nearest valid sizes are 999424 (976 KiB) and 1003520 (980 KiB); SIZE may also be 'auto'");
-	bad_line("md2 auto prealloc fast", "unknown option 'fast': the only option is prealloc");
+	bad_line("md2 auto prealloc fast", "unknown option 'fast': the options are prealloc and member=PATH");
 	bad_line("/dev/md0 2G", "/dev/md0 is already configured on line 1");
 	bad_line("a b c d e f g h i j k l m n o p q", "too many words: expected ARRAY SIZE [prealloc]");
 	CHECK(config_uuid_valid("79387934:aaaad032:f56c6261:de230a86"));

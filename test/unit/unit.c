@@ -34,6 +34,7 @@ int main(void)
 	test_md_super();
 	test_build_id();
 	test_kernel_bugs();
+	test_member(root);
 	if (fake_tree_remove(root) < 0)
 		unit_failed++;
 	printf("unit: %d passed, %d failed\n", unit_passed, unit_failed);

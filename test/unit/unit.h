@@ -51,5 +51,6 @@ void test_mdadm_conf(const char *tmpdir);
 void test_md_super(void);
 void test_build_id(void);
 void test_kernel_bugs(void);
+void test_member(const char *root);
 
 #endif

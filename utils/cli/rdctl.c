@@ -27,7 +27,8 @@ static const char *const cmd_names[] = {
 
 enum { OPT_PREALLOC = 256, OPT_FORCE, OPT_RESTORE, OPT_RELEASE, OPT_WAIT, OPT_CONFIG,
        OPT_CREATE, OPT_CONVERT, OPT_REVERT, OPT_SIZE, OPT_BITMAP, OPT_DRY_RUN, OPT_OUTPUT_ALL,
-       OPT_RAW, OPT_TIMEOUT, OPT_DETACH, OPT_FLUSH, OPT_REFRESH, OPT_IGNORE_MEMORY, OPT_IGNORE_KERNEL_BUG };
+       OPT_RAW, OPT_TIMEOUT, OPT_DETACH, OPT_FLUSH, OPT_REFRESH, OPT_IGNORE_MEMORY, OPT_IGNORE_KERNEL_BUG,
+       OPT_MEMBER };
 
 /* the output forms of --status for monitoring systems */
 enum { OPT_NAGIOS = 512, OPT_PROMETHEUS };
@@ -82,14 +83,18 @@ static const char usage_text[] =
 "                          memory at once\n"
 "      --size auto|SIZE    with --create, --convert: the RAM member's size\n"
 "                          (default auto: what the array needs of a member)\n"
+"      --member PATH       with --create, --convert: the fast member is the\n"
+"                          local disk at PATH (a stable name such as\n"
+"                          /dev/disk/by-id/nvme-...), not RAM\n"
 "      --bitmap internal|none\n"
 "                          with --create: md's write-intent bitmap (default\n"
 "                          internal, 128 MiB chunks)\n"
 "      --dry-run           with --create, --convert, --revert, --refresh,\n"
 "                          --release, --restore: print the plan (the\n"
 "                          commands) and change nothing\n"
-"      --force             with --create: use disks that hold a signature (a\n"
-"                          file system, a partition table), destroying it\n"
+"      --force             with --create, or --member: use disks that hold a\n"
+"                          signature (a file system, a partition table),\n"
+"                          destroying it\n"
 "      --ignore-memory     with --attach, --resize, --create, --convert,\n"
 "                          --restore: allow a size above the available memory\n"
 "                          (--restore: past its reserve)\n"
@@ -141,7 +146,7 @@ static const struct opt_def opt_defs[] = {
 	{ "help", no_argument, 'h', CMD_HELP, W(CMD_NONE), false, NULL },
 	{ "version", no_argument, 'V', CMD_VERSION, W(CMD_NONE), false, NULL },
 	{ "prealloc", no_argument, OPT_PREALLOC, CMD_NONE, W(CMD_ATTACH, CMD_CREATE, CMD_CONVERT), false, NULL },
-	{ "force", no_argument, OPT_FORCE, CMD_NONE, W(CMD_CREATE), true,
+	{ "force", no_argument, OPT_FORCE, CMD_NONE, W(CMD_CREATE, CMD_CONVERT), true,
 	  ": past the memory check give --ignore-memory, past a known md bug --ignore-kernel-bug" },
 	{ "ignore-memory", no_argument, OPT_IGNORE_MEMORY, CMD_NONE,
 	  W(CMD_ATTACH, CMD_RESIZE, CMD_CREATE, CMD_CONVERT, CMD_RESTORE), true, NULL },
@@ -158,6 +163,7 @@ static const struct opt_def opt_defs[] = {
 	{ "refresh", required_argument, OPT_REFRESH, CMD_REFRESH, W(CMD_NONE), true, NULL },
 	{ "size", required_argument, OPT_SIZE, CMD_NONE, W(CMD_CREATE, CMD_CONVERT), false,
 	  " (--attach and --resize take the size itself)" },
+	{ "member", required_argument, OPT_MEMBER, CMD_NONE, W(CMD_CREATE, CMD_CONVERT), true, NULL },
 	{ "bitmap", required_argument, OPT_BITMAP, CMD_NONE, W(CMD_CREATE), false, NULL },
 	{ "dry-run", no_argument, OPT_DRY_RUN, CMD_NONE,
 	  W(CMD_CREATE, CMD_CONVERT, CMD_REVERT, CMD_REFRESH, CMD_RELEASE, CMD_RESTORE), false, NULL },
@@ -448,6 +454,7 @@ static int take_option(struct cli_opts *o, struct parsed *p, int c)
 	case OPT_SIZE: p->size_arg = optarg; break;
 	case OPT_BITMAP: p->bitmap_arg = optarg; break;
 	case OPT_CONFIG: o->m.config = optarg; break;
+	case OPT_MEMBER: o->m.member = optarg; break;
 	default: break;
 	}
 	return rc;
@@ -537,6 +544,18 @@ static int check_goes_with(const struct parsed *p)
 	return 0;
 }
 
+/* --member: a disk is its own size, and prealloc is for RAM. */
+static int check_member_options(const struct cli_opts *o, const struct parsed *p)
+{
+	if (!*o->m.member)
+		return usage_error("--member needs a path, for example --member /dev/disk/by-id/nvme-...");
+	if (p->size_arg && strcmp(p->size_arg, "auto"))
+		return usage_error("--size and --member cannot be used together: a member disk is used whole");
+	if (o->m.prealloc)
+		return usage_error("--prealloc and --member cannot be used together: --prealloc is for a RAM member");
+	return 0;
+}
+
 /* The checks across options, and the values of --timeout, --size and --bitmap. */
 static int check_options(struct cli_opts *o, const struct parsed *p)
 {
@@ -559,6 +578,10 @@ static int check_options(struct cli_opts *o, const struct parsed *p)
 		return usage_error("--config needs a file name");
 	if (o->m.dry_run && o->m.wait)
 		return usage_error("--dry-run and --wait cannot be used together: a dry run starts nothing to wait for");
+	if (o->m.member && (rc = check_member_options(o, p)))
+		return rc;
+	if (o->m.force && p->cmd == CMD_CONVERT && !o->m.member)
+		return usage_error("--force goes with --convert only with --member: it uses a member disk that holds a signature");
 	o->m.auto_size = !p->size_arg || !strcmp(p->size_arg, "auto");
 	if (!o->m.auto_size && (rc = parse_size_arg(p->size_arg, &o->m.size)))
 		return rc;

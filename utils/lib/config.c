@@ -101,6 +101,7 @@ static void mirror_clear(struct conf_mirror *m)
 	free(m->spec);
 	free(m->name);
 	free(m->uuid);
+	free(m->member);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -203,6 +204,20 @@ uint64_t config_reserve_bytes(const struct config *c, uint64_t mem_total)
 	return r > CONFIG_RESERVE_MAX ? CONFIG_RESERVE_MAX : r;
 }
 
+/*
+ * member=PATH: the fast member is the local disk at PATH, an absolute path
+ * (whether it is a stable name is rdctl --convert's and --create's check).
+ */
+static char *parse_member(const char *path, struct conf_mirror *m)
+{
+	if (path[0] != '/')
+		return xasprintf("member=%s: expected an absolute path such as /dev/disk/by-id/nvme-...", path);
+	if (m->member)
+		return xasprintf("member= given twice (%s and %s)", m->member, path);
+	m->member = xstrdup(path);
+	return NULL;
+}
+
 /* Parse one line (comment already cut). NULL, or a malloc'd error message. */
 static char *parse_line(struct config *c, char *text, int line, bool *empty)
 {
@@ -244,7 +259,17 @@ static char *parse_line(struct config *c, char *text, int line, bool *empty)
 			m.prealloc = true;
 			continue;
 		}
-		msg = xasprintf("unknown option '%s': the only option is prealloc", words[i]);
+		if (!strncasecmp(words[i], "member=", 7)) {
+			msg = parse_member(words[i] + 7, &m);
+			if (msg)
+				goto bad;
+			continue;
+		}
+		msg = xasprintf("unknown option '%s': the options are prealloc and member=PATH", words[i]);
+		goto bad;
+	}
+	if (m.member && (m.prealloc || !m.auto_size)) {
+		msg = xasprintf("member=%s is a disk: its size is its own (SIZE auto) and prealloc is for RAM", m.member);
 		goto bad;
 	}
 	for (size_t i = 0; i < c->n; i++)

@@ -6,7 +6,9 @@
  *   ARRAY    /dev/mdN, mdN, /dev/md/NAME, or UUID=xxxxxxxx:xxxxxxxx:xxxxxxxx:xxxxxxxx
  *            (the array UUID as mdadm --detail prints it; hex digits, any case)
  *   SIZE     auto (what the array needs from a member), or a size as for --attach
- *   OPTIONS  prealloc
+ *   OPTIONS  prealloc, or member=PATH: the fast member is the local disk
+ *            at PATH (a stable name, /dev/disk/by-id/...), not RAM; its SIZE
+ *            is auto
  * and setting lines, each at most once:
  *   reserve SIZE|N%   memory --restore leaves free after the RAM members it
  *            attaches are full (default: see config_reserve_bytes())
@@ -54,6 +56,7 @@ struct conf_mirror {
 	bool auto_size;
 	uint64_t size;		/* bytes, when !auto_size */
 	bool prealloc;
+	char *member;		/* member=PATH: the fast member is this disk; NULL: RAM */
 };
 
 struct conf_error {

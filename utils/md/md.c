@@ -8,6 +8,7 @@
 
 #include <rdmirror.h>
 
+#include "lib/config.h"
 #include "lib/sysfs.h"
 #include "lib/util.h"
 
@@ -16,6 +17,47 @@ bool md_name_is_rd(const char *name)
 	unsigned index;
 
 	return !strchr(name, '/') && rd_parse_name(name, &index);
+}
+
+static char **fast_disks;
+static size_t nfast_disks;
+
+void md_fast_disk_add(const char *name)
+{
+	if (!name || md_name_is_fast_disk(name))
+		return;
+	fast_disks = xrealloc(fast_disks, nfast_disks + 1, sizeof(*fast_disks));
+	fast_disks[nfast_disks++] = xstrdup(name);
+}
+
+bool md_name_is_fast_disk(const char *name)
+{
+	for (size_t i = 0; i < nfast_disks; i++)
+		if (!strcmp(fast_disks[i], name))
+			return true;
+	return false;
+}
+
+char *md_block_name_of(const char *path)
+{
+	char *real = realpath(path, NULL), *base, *name;
+
+	if (!real)
+		return NULL;
+	base = strrchr(real, '/');
+	name = xstrdup(base ? base + 1 : real);
+	free(real);
+	return name;
+}
+
+void md_fast_disks_from_config(const struct config *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		char *name = c->v[i].member ? md_block_name_of(c->v[i].member) : NULL;
+
+		md_fast_disk_add(name);
+		free(name);
+	}
 }
 
 /* Read an optional string attribute: ENOENT/EINVAL/EIO give NULL, other errors fail. */
@@ -79,7 +121,8 @@ static int read_member(const char *mddir, const char *entry, struct md_member *m
 
 	memset(m, 0, sizeof(*m));
 	m->name = xstrdup(entry + 4);	/* skip "dev-" */
-	m->is_ram = md_name_is_rd(m->name);
+	m->is_disk = md_name_is_fast_disk(m->name);
+	m->is_ram = m->is_disk || md_name_is_rd(m->name);
 	r = read_opt_str(dir, "state", &m->state);
 	if (r == 0)
 		r = read_opt_int(dir, "slot", &m->slot);

@@ -11,7 +11,14 @@
 
 struct md_member {
 	char *name;		/* kernel name: "rd0", "sdb1" */
-	bool is_ram;		/* an rd disk */
+	/*
+	 * The fast member: an rd disk, or the local disk that rdmirror.conf
+	 * names as a mirror's fast member (is_disk; md_fast_disk_add()).
+	 * Every rule of the RAM member (the highest slot, never write-mostly,
+	 * never the truth) is the fast member's.
+	 */
+	bool is_ram;
+	bool is_disk;		/* the fast member is a local disk, not RAM */
 	char *state;		/* dev-X/state as is: "in_sync,write_mostly"; NULL unknown */
 	bool write_mostly, in_sync, spare;
 	/*
@@ -46,6 +53,19 @@ struct md_array {
 
 /* Is this kernel block device name an rd disk? */
 bool md_name_is_rd(const char *name);
+
+/*
+ * The local disks named as fast members (member=PATH of rdmirror.conf, or
+ * --member), by kernel name ("nvme0n1"): md_array_read() marks a member
+ * of that name is_ram and is_disk. For the life of the process.
+ */
+void md_fast_disk_add(const char *name);
+bool md_name_is_fast_disk(const char *name);
+/* The kernel name of the block device path leads to (symlinks followed), or NULL (malloc'd). */
+char *md_block_name_of(const char *path);
+struct config;
+/* md_fast_disk_add() of every member=PATH of c that leads to a device now. */
+void md_fast_disks_from_config(const struct config *c);
 
 /* Read one array by name ("md0"). 0, -ENODEV when no such array, -errno. */
 int md_array_read(const char *name, struct md_array *a);

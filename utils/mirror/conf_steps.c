@@ -112,6 +112,18 @@ static int config_store(struct mirror_run *r, struct conf_file *f, char *next)
 }
 
 /* Add the array's line to the configuration unless a line names it already. */
+/* A disk fast member's line names it: "... auto member=PATH". */
+static void with_member(struct mirror_run *r)
+{
+	char *l;
+
+	if (!r->member)
+		return;
+	l = xasprintf("%s member=%s", r->config_line, r->member);
+	free(r->config_line);
+	r->config_line = l;
+}
+
 int conf_add_line(struct mirror_run *r, struct conf_file *f, const char *kname, bool auto_size)
 {
 	struct config c;
@@ -122,6 +134,7 @@ int conf_add_line(struct mirror_run *r, struct conf_file *f, const char *kname, 
 		r->config_line = r->uuid ? config_line_for(r->uuid, auto_size, r->size, r->prealloc)
 					 : xasprintf("UUID=<the new array's UUID> %s%s", auto_size ? "auto" : "SIZE",
 						     r->prealloc ? " prealloc" : "");
+		with_member(r);
 		mirror_step(r, false, xasprintf("# add to %s: %s", r->config_path, r->config_line));
 		return 0;
 	}
@@ -129,6 +142,7 @@ int conf_add_line(struct mirror_run *r, struct conf_file *f, const char *kname, 
 		return fail_errno(EIO, "cannot find the UUID of %s (mdadm --detail --export): add its line to %s by hand",
 				  kname, r->config_path);
 	r->config_line = config_line_for(r->uuid, auto_size, r->size, r->prealloc);
+	with_member(r);
 	rc = conf_file_parse(f, &c);
 	if (rc) {
 		config_free(&c);

@@ -22,6 +22,7 @@
 #include "md/md_super.h"
 #include "mirror/checks.h"
 #include "mirror/conf_steps.h"
+#include "mirror/member.h"
 #include "mirror/restore.h"
 #include "mirror/steps.h"
 #include "status/view.h"
@@ -126,6 +127,8 @@ static int convert_refused(struct mirror_ctx *c, uint64_t *size)
 		free(a2);
 		return rc;
 	}
+	if (c->o->member)
+		return member_check(c->o->member, c->o->force, need, member_lbs(c->kname), &c->member);
 	return check_memory(c->o->ignore_memory, *size, "the RAM member");
 }
 
@@ -343,7 +346,7 @@ static int failed_write_behind(struct mirror_ctx *c)
 static const struct verb_step convert_steps[] = {
 	{ "the configuration line", NULL, conf_line, failed_unchanged },
 	{ "mdadm.conf fits the grow", NULL, conf_fit, failed_undo_attach },
-	{ "the RAM disk attached", NULL, attach, failed_undo_attach },
+	{ "the RAM disk attached", mirror_ctx_ram, attach, failed_undo_attach },
 	{ "an internal bitmap for the warm start", NULL, bitmap, NULL },
 	{ "the grow, the RAM slot empty", with_bitmap, grow_empty, failed_undo_grow },
 	{ "the warm start, or the disk added", with_bitmap, warm_or_add, failed_slot_empty },
@@ -385,6 +388,8 @@ int cmd_convert(const struct mirror_opts *o, const char *array)
 					  c->kname));
 	r.size = size;
 	r.prealloc = o->prealloc;
+	if (o->member)
+		mirror_ctx_member(c);
 	rc = MIRROR_RUN_STEPS(c, convert_steps);
 	mirror_run_free(&r);
 out:

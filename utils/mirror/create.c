@@ -22,6 +22,7 @@
 #include "mirror/checks.h"
 #include "mirror/conf_steps.h"
 #include "mirror/disk_check.h"
+#include "mirror/member.h"
 #include "mirror/restore.h"
 #include "mirror/steps.h"
 
@@ -192,6 +193,28 @@ static int create_check_disks(struct create_ctx *v, char *const disks[], size_t 
 	return 0;
 }
 
+/*
+ * --member: the disk checked (member.h) against the smallest disk, and the
+ * largest logical block of the disks (the array's); not one of the disks.
+ */
+static int create_check_member(struct create_ctx *v, uint64_t smallest)
+{
+	struct mirror_ctx *c = &v->c;
+	unsigned alb = 0, l;
+	int rc;
+
+	for (size_t i = 0; i < v->n; i++)
+		if ((l = member_lbs(v->d[i].name)) > alb)
+			alb = l;
+	if ((rc = member_check(c->o->member, c->o->force, smallest, alb, &c->member)))
+		return rc;
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->d[i].name, c->member.name))
+			return fail(EXIT_USAGE, "USAGE", "%s and --member %s are the same disk (%s): the fast member is another disk",
+				    v->d[i].path, c->member.path, c->member.name);
+	return 0;
+}
+
 /* The array's name in the configuration and for mdadm: kname once known, else ARRAY as given. */
 static const char *array_name(const struct mirror_ctx *c)
 {
@@ -293,6 +316,8 @@ static int member_size(struct mirror_ctx *c)
 		free(msg);
 		return rc;
 	}
+	if (c->o->member)
+		return refused(EINVAL, member_refuse_fit(c->member.path, c->member.size, 0, need, 0)) ? EXIT_RUNTIME : 0;
 	if (c->o->auto_size) {
 		r->size = need;
 		return 0;
@@ -436,7 +461,7 @@ static const struct verb_step create_steps[] = {
 	{ "the array's name", not_dry_run, array_found, NULL },
 	{ "the RAM member's size", not_dry_run, member_size, failed_undo_create },
 	{ "the configuration line", NULL, conf_line, failed_undo_create },
-	{ "the RAM disk attached", NULL, attach, failed_attach },
+	{ "the RAM disk attached", mirror_ctx_ram, attach, failed_attach },
 	{ "the disks read-balanced for the copy", with_bitmap, disks_read_balanced, failed_detach },
 	{ "the warm start", with_bitmap, warm_start, NULL },
 	{ "no warm start: the disks write-mostly", not_warm, disks_back, failed_detach },
@@ -482,10 +507,19 @@ int cmd_create(const struct mirror_opts *o, const char *array, char *const disks
 		rc = create_again(c, disks, ndisks);
 		goto out;
 	}
+	/* (a kernel name first: nothing else is looked at then) */
+	if (o->member && refused(EINVAL, member_refuse_path(o->member))) {
+		rc = EXIT_RUNTIME;
+		goto out;
+	}
 	if ((rc = create_check_disks(&v, disks, ndisks, &smallest)))
 		goto out;
+	if (o->member)
+		rc = create_check_member(&v, smallest);
 	/* The RAM member needs at most what the smallest disk holds. */
-	if ((rc = check_memory(o->ignore_memory, o->auto_size ? smallest : o->size, "the RAM member")))
+	else
+		rc = check_memory(o->ignore_memory, o->auto_size ? smallest : o->size, "the RAM member");
+	if (rc)
 		goto out;
 	mirror_run_init(&r, "create", c->kname ? c->kname : array, o->dry_run, o->json);
 	c->r = &r;
@@ -493,6 +527,8 @@ int cmd_create(const struct mirror_opts *o, const char *array, char *const disks
 	r.size = o->auto_size ? smallest : o->size;
 	r.prealloc = o->prealloc;
 	create_notes(&v, &r);
+	if (o->member)
+		mirror_ctx_member(c);
 	rc = MIRROR_RUN_STEPS(c, create_steps);
 	mirror_run_free(&r);
 out:

@@ -50,6 +50,7 @@ void mirror_run_free(struct mirror_run *r)
 	free(r->array);
 	free(r->uuid);
 	free(r->rd);
+	free(r->member);
 	free_names(r->members, r->nmembers);
 	free_names(r->wm, r->nwm);
 	free(r->config_path);
@@ -224,9 +225,13 @@ int mirror_attach(struct mirror_run *r, uint64_t size, bool prealloc)
 int mirror_detach(struct mirror_run *r, bool undo)
 {
 	unsigned index = 0;
-	struct mirror_step *s = mirror_step(r, undo, xasprintf("rdctl --detach %s", r->rd ? r->rd : "rdN"));
+	struct mirror_step *s;
 	int fd, e, rc;
 
+	/* a member disk is the user's: its data stays, there is nothing to detach */
+	if (r->member)
+		return 0;
+	s = mirror_step(r, undo, xasprintf("rdctl --detach %s", r->rd ? r->rd : "rdN"));
 	if (r->dry_run)
 		return 0;
 	if (!r->rd || !rd_parse_name(r->rd, &index))
@@ -287,6 +292,7 @@ static int emit_json(struct mirror_run *r)
 	jset(o, "dry_run", json_boolean(r->dry_run));
 	jset(o, "uuid", jstr_or_null(r->uuid));
 	jset(o, "rd", jstr_or_null(r->rd));
+	jset(o, "member_disk", jstr_or_null(r->member));
 	jset(o, "size", r->has_size ? ju64(r->size) : json_null());
 	jset(o, "preallocated", json_boolean(r->prealloc));
 	jset(o, "members", jstrv(r->members, r->nmembers));

@@ -24,7 +24,8 @@ struct mirror_run {
 	const char *verb;	/* "create", "convert", "revert" */
 	bool dry_run, json;
 	char *array;		/* kernel name ("md0") once known, else as given */
-	char *uuid, *rd;
+	char *uuid, *rd;	/* rd: the fast member's kernel name ("rd3", or a disk's "nvme0n1") */
+	char *member;		/* --member: the disk's path as given (rd is its kernel name); NULL: RAM */
 	bool has_size;
 	uint64_t size;		/* bytes of the RAM member */
 	bool prealloc;

@@ -11,7 +11,8 @@
 
 struct mirror_opts {
 	bool json, prealloc, wait, dry_run;
-	bool force;		/* --force: --create destroys what wipefs finds on its disks */
+	bool force;		/* --force: --create (and --member) destroys what wipefs finds on its disks */
+	const char *member;	/* --member PATH: the fast member is this disk, not RAM; NULL: RAM */
 	bool ignore_memory;	/* --ignore-memory: past the check of MemAvailable (and restore's reserve) */
 	bool ignore_kernel_bug;	/* --ignore-kernel-bug: run on a kernel with a known md bug */
 	const char *config;	/* --config FILE, or NULL for /etc/rdmirror.conf */

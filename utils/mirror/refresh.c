@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lib/errors.h"
 #include "lib/size.h"
@@ -38,7 +39,26 @@ struct refresh_plan {
 	bool prealloc;
 	int persistent;		/* persistent members in slots, all in sync */
 	bool compact;		/* the disks not in the lowest slots: shrink, then grow */
+	bool disk;		/* the fast member is a disk: it comes back itself, copied afresh */
 };
+
+/* A member disk comes back itself, its size its own. 0, or an exit code. */
+static int refresh_disk_plan(struct mirror_ctx *c, struct refresh_plan *p)
+{
+	char *path = xasprintf("%s/class/block/%s/size", sysfs_root(), p->rm->name);
+	uint64_t sectors = 0;
+	int r = read_u64_file(path, &sectors);
+	int slotted, top;
+
+	free(path);
+	if (r < 0)
+		return fail_errno(-r, "cannot read the size of %s: %s", p->rm->name, strerror(-r));
+	p->size = sectors * 512;
+	p->disk = true;
+	md_count_slots(&c->a, &slotted, &p->persistent, &top);
+	p->compact = c->a.raid_disks == p->persistent + 1 && top >= p->persistent;
+	return 0;
+}
 
 /* The refusals of --refresh, and its plan. 0, or an exit code with the error recorded. */
 static int refresh_refused(struct mirror_ctx *c, struct refresh_plan *p)
@@ -62,9 +82,11 @@ static int refresh_refused(struct mirror_ctx *c, struct refresh_plan *p)
 	if (refused(EBUSY, refuse_ram_holds_all(&c->a, "refreshing", c->array, c->mdpath)) ||
 	    refused(EBUSY, refuse_ram_only(&c->a, "refreshing", c->array, NULL, rm->name, c->mdpath)))
 		return EXIT_RUNTIME;
+	p->rm = rm;
+	if (rm->is_disk)
+		return refresh_disk_plan(c, p);
 	if (!rd_parse_name(rm->name, &index) || rd_disk_read(index, &d) < 0)
 		return fail_errno(EIO, "cannot read %s's size in %s/block/%s", rm->name, sysfs_root(), rm->name);
-	p->rm = rm;
 	p->size = d.size;
 	p->prealloc = d.preallocated == 1;
 	rd_disk_clear(&d);
@@ -108,6 +130,8 @@ static int remove_ram(struct mirror_ctx *c)
 	int rc;
 
 	c->r->rd = xstrdup(refresh_of(c)->p.rm->name);
+	if (refresh_of(c)->p.disk)
+		c->r->member = xstrdup(rdpath);
 	rc = mirror_mdadm(c->r, false, c->mdpath, "--fail", rdpath, "--remove", rdpath, NULL);
 	free(rdpath);
 	return rc;
@@ -117,7 +141,7 @@ static int detach(struct mirror_ctx *c)
 {
 	int rc = mirror_detach(c->r, false);
 
-	if (!rc) {
+	if (!rc && !refresh_of(c)->p.disk) {
 		free(c->r->rd);
 		c->r->rd = NULL;
 	}
@@ -139,7 +163,16 @@ static int attach(struct mirror_ctx *c)
 {
 	const struct refresh_plan *p = &refresh_of(c)->p;
 	/* no memory check: the old disk's pages were given back by the detach */
-	int rc = mirror_attach(c->r, p->size, p->prealloc);
+	int rc;
+
+	/* a member disk: its old superblock goes, md takes it as a new member */
+	if (p->disk) {
+		c->rdpath = xstrdup(c->r->member);
+		c->r->size = p->size;
+		c->r->has_size = true;
+		return mirror_mdadm(c->r, false, "--zero-superblock", c->rdpath, NULL);
+	}
+	rc = mirror_attach(c->r, p->size, p->prealloc);
 
 	if (!rc)
 		c->rdpath = c->r->rd ? md_dev_path(c->r->rd) : xasprintf("%s/rdN", dev_root());

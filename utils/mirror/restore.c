@@ -31,6 +31,7 @@
 #include "mirror/checks.h"
 #include "mirror/restore.h"
 #include "mirror/restore_checks.h"
+#include "mirror/restore_disk.h"
 #include "mirror/restore_plan.h"
 
 #include <errno.h>
@@ -358,16 +359,6 @@ static bool restore_compact(struct boot_item *it, const char *mdname, const char
 	return false;
 }
 
-/* Where restore_add() puts the RAM member, and what it says of it. */
-struct restore_slot {
-	const char *mdname, *dev, *note;
-	uint64_t size;
-	bool prealloc;
-	bool compacted;		/* the disks moved below the RAM slot */
-	bool grow;		/* no slot free: grown by one after the add */
-	int raid_disks;
-};
-
 /* The attached disk added (md recovers it in full), then grown into a new slot when s->grow. 0 or -1. */
 static int restore_add_cold(struct boot_item *it, const struct restore_slot *s, unsigned index)
 {
@@ -380,7 +371,7 @@ static int restore_add_cold(struct boot_item *it, const struct restore_slot *s, 
 	    (r = mdadm_call(NULL, &msg, s->dev, "--add", path, NULL)) < 0) {
 		free(path);
 		boot_item_fail(it, errno_code(-r), msg);
-		if (detach_disk(index))
+		if (!s->disk && detach_disk(index))
 			error_reset();	/* the add failed: that is the error to show */
 		return -1;
 	}
@@ -411,17 +402,17 @@ static int restore_add_cold(struct boot_item *it, const struct restore_slot *s, 
 	return 0;
 }
 
-/* A RAM disk attached and brought in by the warm start, or added. 0 or -1 (the item failed). */
-static int restore_add(struct boot_item *it, const struct config *cfg, const struct restore_slot *s)
+/* A RAM disk attached (or the blank member disk s->disk) and brought in by the warm start, or added. */
+int restore_add(struct boot_item *it, const struct config *cfg, const struct restore_slot *s)
 {
 	char *warm_note = NULL, *sz;
 	struct md_super sb;
 	bool made = false, warm;
-	unsigned index;
+	unsigned index = 0;
 	int rc = 0;
 
 	warm = restore_warm_choice(s->mdname, s->size, s->compacted || s->grow, false, &sb, &made, &warm_note);
-	if (attach_disk(it, s->size, s->prealloc, &index) < 0) {
+	if (!s->disk && attach_disk(it, s->size, s->prealloc, &index) < 0) {
 		free(warm_note);
 		return -1;
 	}
@@ -429,8 +420,9 @@ static int restore_add(struct boot_item *it, const struct config *cfg, const str
 		/* the disks: write-mostly again once it is in sync, by the daemon (warmup.h) */
 		it->action = "warming";
 		sz = size_mib_str(s->size);
-		it->summary = xasprintf("%s%sattached %s (%s%s), warm start: copying %s into it, then re-adding it (md recovers only what was written %s); reads spread over the disks until it is in sync",
-					s->note ? s->note : "", s->note ? ", " : "", it->rd, sz,
+		it->summary = xasprintf("%s%s%s %s (%s%s), warm start: copying %s into it, then re-adding it (md recovers only what was written %s); reads spread over the disks until it is in sync",
+					s->note ? s->note : "", s->note ? ", " : "",
+					s->disk ? "blank member disk" : "attached", it->rd, sz,
 					s->prealloc ? ", preallocated" : "", s->mdname,
 					made ? "during the copy" : "since it left");
 		free(sz);
@@ -476,8 +468,9 @@ static void restore_one(const struct conf_mirror *m, const struct config *cfg, c
 	} else {
 		r = rm ? drop_faulty(it, mdname, rm->name, !rm->faulty) : 0;
 		md_array_clear(&a);
-		if (r < 0 || restore_size(it, m, mdname, &s.size) < 0 ||
-		    (!o->ignore_memory && restore_fits(it, cfg, mdname, s.size) < 0))
+		/* a member disk is its own size, and takes no memory */
+		if (r < 0 || (!m->member && restore_size(it, m, mdname, &s.size) < 0) ||
+		    (!m->member && !o->ignore_memory && restore_fits(it, cfg, mdname, s.size) < 0))
 			goto out;
 		s.mdname = mdname;
 		s.dev = dev;
@@ -485,7 +478,7 @@ static void restore_one(const struct conf_mirror *m, const struct config *cfg, c
 		s.compacted = restore_compact(it, mdname, dev, persistent, top, &s.raid_disks);
 		/* no slot free: a --convert stopped before its grow, or the shrink above */
 		s.grow = s.raid_disks > 0 && persistent >= s.raid_disks;
-		r = restore_add(it, cfg, &s);
+		r = m->member ? restore_disk(it, cfg, m, &s) : restore_add(it, cfg, &s);
 	}
 	if (r < 0)
 		goto out;
@@ -535,6 +528,7 @@ int restore_array(const struct mirror_opts *o, struct conf_file *f, const char *
 		config_free(&cfg);
 		return 0;
 	}
+	md_fast_disks_from_config(&cfg);
 	for (size_t i = 0; i < cfg.n && !*found; i++) {
 		char *name = md_array_of_config(&cfg.v[i]);
 
@@ -580,6 +574,7 @@ int cmd_restore(const struct mirror_opts *o)
 		return rc;
 	}
 	drop_same_arrays(&cfg);
+	md_fast_disks_from_config(&cfg);
 	for (size_t i = 0; i < cfg.n; i++) {
 		if (o->dry_run)
 			restore_plan_one(&cfg.v[i], &cfg, o, &rep);

@@ -22,6 +22,7 @@
 #include "mirror/assemble.h"
 #include "mirror/checks.h"
 #include "mirror/restore_checks.h"
+#include "mirror/restore_disk.h"
 #include "mirror/steps.h"
 #include "status/warm_state.h"
 
@@ -116,8 +117,7 @@ void restore_plan_one(const struct conf_mirror *m, const struct config *cfg, con
 		boot_item_fail(it, "EINVAL", why);
 		goto clear;
 	}
-	pre = xstrdup(a.array_state && !strcmp(a.array_state, "read-auto") ?
-		      "would make it writable (mdadm --readwrite), " : "");
+	pre = xstrdup(a.array_state && !strcmp(a.array_state, "read-auto") ? "would make it writable (mdadm --readwrite), " : "");
 	rm = mirror_rd_member(&a);
 	wm = wm_plan(&a);
 	if (warmup_read(mdname, &w) == 0) {
@@ -156,17 +156,18 @@ void restore_plan_one(const struct conf_mirror *m, const struct config *cfg, con
 		free(pre);
 		pre = t;
 	}
-	if (restore_size(it, m, mdname, &size) < 0)
-		goto clear;
-	if (!o->ignore_memory && restore_fits(it, cfg, mdname, size) < 0)
+	/* a member disk is its own size, and takes no memory */
+	if (!m->member && (restore_size(it, m, mdname, &size) < 0 ||
+			   (!o->ignore_memory && restore_fits(it, cfg, mdname, size) < 0)))
 		goto clear;
 	{
 		bool compact = raid_disks == persistent + 1 && top >= persistent;
 		bool grow = !compact && raid_disks > 0 && persistent >= raid_disks;
 
-		main_part = add_plan(m, mdname, size, compact, grow, raid_disks, persistent);
+		main_part = m->member ? restore_disk_plan(m, mdname, it->uuid)
+				      : add_plan(m, mdname, size, compact, grow, raid_disks, persistent);
 	}
-	it->has_size = true;
+	it->has_size = !m->member;
 	it->size = size;
 	it->summary = xasprintf("%s%s%s", pre, main_part, wm);
 clear:

@@ -72,6 +72,9 @@ static int remove_ram(struct mirror_ctx *c)
 	}
 	c->r->rd = xstrdup(rm->name);
 	rdpath = md_dev_path(rm->name);
+	/* a member disk leaves with its data as it is: nothing detached (mirror_detach()) */
+	if (rm->is_disk)
+		c->r->member = xstrdup(rdpath);
 	rc = mirror_mdadm(c->r, false, c->mdpath, "--fail", rdpath, "--remove", rdpath, NULL);
 	free(rdpath);
 	return rc;
@@ -123,8 +126,9 @@ static int report(struct mirror_ctx *c)
 {
 	struct mirror_run *r = c->r;
 	char *s = strv_join(r->members, r->nmembers, " ");
-	int rc = mirror_print_summary(r, xasprintf("Reverted %s: %s removed and detached; %s read-balanced again; %s %s",
-						   c->kname, r->rd ? r->rd : "no RAM member", s,
+	int rc = mirror_print_summary(r, xasprintf("Reverted %s: %s removed%s; %s read-balanced again; %s %s",
+						   c->kname, r->rd ? r->rd : "no RAM member",
+						   r->member ? " (a disk: its data is left as it is)" : " and detached", s,
 						   r->config_changed ? "removed from" : "nothing to remove from", r->config_path));
 
 	free(s);

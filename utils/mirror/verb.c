@@ -3,6 +3,8 @@
 
 #include <stdlib.h>
 
+#include "lib/config.h"
+#include "lib/util.h"
 #include "md/md_ops.h"
 #include "mirror/checks.h"
 #include "mirror/steps.h"
@@ -12,10 +14,16 @@ int mirror_open(struct mirror_ctx *c, const struct mirror_opts *o, const char *v
 {
 	int rc;
 
+	struct config cfg;
+
 	*c = (struct mirror_ctx){ .o = o, .verb = verb, .array = array };
 	conf_file_init(&c->conf, o->config, o->json);
 	if ((rc = mirror_begin(o, verb)) || (kernel_bug && (rc = check_kernel_bug(o->ignore_kernel_bug, verb))))
 		return rc;
+	/* the member disks the configuration names are fast members, as rd disks are */
+	if (config_read(c->conf.path, &cfg) == 0)
+		md_fast_disks_from_config(&cfg);
+	config_free(&cfg);
 	return mirror_find_array(array, &c->mdpath, &c->kname, &c->a);
 }
 
@@ -26,6 +34,28 @@ void mirror_close(struct mirror_ctx *c)
 	free(c->mdpath);
 	free(c->kname);
 	free(c->rdpath);
+	disk_info_clear(&c->member);
+}
+
+bool mirror_ctx_ram(const struct mirror_ctx *c)
+{
+	return !c->o->member;
+}
+
+void mirror_ctx_member(struct mirror_ctx *c)
+{
+	struct mirror_run *r = c->r;
+
+	r->member = xstrdup(c->member.path);
+	r->rd = xstrdup(c->member.name);
+	r->has_size = true;
+	r->size = c->member.size;
+	c->rdpath = xstrdup(c->member.path);
+	md_fast_disk_add(c->member.name);
+	mirror_step(r, false, xasprintf("# the fast member: %s (%s), used whole", r->member, r->rd));
+	if (c->member.signatures)
+		mirror_note(r, xasprintf("--force: destroying what wipefs found on %s: %s", r->member,
+					 c->member.signatures));
 }
 
 int mirror_run_steps(struct mirror_ctx *c, const struct verb_step *steps, size_t n)

@@ -18,6 +18,7 @@
 
 #include "md/md.h"
 #include "mirror/conf_steps.h"
+#include "mirror/disk_check.h"
 #include "mirror/mirror.h"
 #include "mirror/options.h"
 
@@ -34,8 +35,19 @@ struct mirror_ctx {
 	struct md_array a;	/* --create: empty, the array is made by a step */
 	struct conf_file conf;
 	struct mirror_run *r;	/* the record of the steps, once they start */
-	char *rdpath;		/* the attached RAM disk's path (a dry run: DEV/rdN) */
+	char *rdpath;		/* the attached RAM disk's path (a dry run: DEV/rdN), or --member's */
+	struct disk_info member;	/* --member: the disk, checked (member.h); zeroed for RAM */
 };
+
+/* --member: the fast member is a disk, no RAM disk is attached. */
+bool mirror_ctx_ram(const struct mirror_ctx *c);
+
+/*
+ * --member: the checked disk c->member becomes the fast member of the run
+ * c->r (before its steps): its kernel name, path and size in the record, and
+ * md marks it the fast member from then on (md_fast_disk_add()).
+ */
+void mirror_ctx_member(struct mirror_ctx *c);
 
 /*
  * One step of a verb; a verb's steps are a table, run in its order by

@@ -163,8 +163,8 @@ int warmup_cancel(const char *mdname, char **why)
 	if (w.min_was && w.max_was && speed_put_back(mdname, &w) < 0)
 		fprintf(stderr, "rdctl: warning: %s: cannot put sync_speed_min/max (or sync_io_depth) back to %s and %s\n", mdname,
 			w.min_was, w.max_was);
-	/* a daemon that got as far as the re-add leaves its disk to md */
-	if (!in_an_array(w.rd)) {
+	/* a daemon that got as far as the re-add leaves its disk to md; a member disk (not rd) stays as it is */
+	if (md_name_is_rd(w.rd) && !in_an_array(w.rd)) {
 		char *node = xasprintf("%s/block/%s", sysfs_root(), w.rd);
 
 		if (path_exists(node) && (r = detach(w.rd)) < 0)

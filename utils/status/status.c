@@ -172,6 +172,39 @@ static void why_failed(struct mirror *x, const struct restore_rec_item *it, cons
 			xstrdup("rdctl --restore (see journalctl -b -u rdmirror-restore.service)"));
 }
 
+/*
+ * A member disk that is not in its array: absent now (WARNING), or found
+ * holding something else by the last restore, which never wrote it
+ * (CRITICAL). true when one of them said why.
+ */
+static bool why_disk_missing(struct status *st, struct mirror *x, const struct conf_mirror *m)
+{
+	const struct restore_rec_item *it;
+	char *when;
+
+	if (!path_exists(m->member)) {
+		x->member_finding = "member_absent";
+		x->member_severity = SEV_WARNING;
+		set_why(x, xstrdup("member disk absent"),
+			xasprintf("its member disk %s is absent: the array runs from its disks", m->member),
+			xasprintf("put a disk at %s (a blank one is filled), then rdctl --restore", m->member));
+		return true;
+	}
+	it = st->rec.valid ? restore_record_find(&st->rec, m, x->uuid) : NULL;
+	if (!it || !it->action || strcmp(it->action, "foreign"))
+		return false;
+	when = ago(st->rec.time);
+	x->member_finding = "member_foreign";
+	x->member_severity = SEV_CRITICAL;
+	set_why(x, xstrdup("member disk holds other data"),
+		xasprintf("the last restore (%s) found other data on its member disk and never wrote it: %s", when,
+			  it->message ? it->message : "no message recorded"),
+		xasprintf("if its contents are unwanted: wipefs -a %s, then rdctl --restore; else name another disk in %s",
+			  m->member, st->config_path));
+	free(when);
+	return true;
+}
+
 /* Why does a configured array run without a RAM member? */
 static void why_missing(struct status *st, struct mirror *x, const struct conf_mirror *m)
 {
@@ -184,7 +217,9 @@ static void why_missing(struct status *st, struct mirror *x, const struct conf_m
 			xasprintf("add it to %s, then rdctl --restore", st->config_path));
 		return;
 	}
-	if (st->modstate == MODULE_NOT_INSTALLED) {
+	if (m->member && why_disk_missing(st, x, m))
+		return;
+	if (st->modstate == MODULE_NOT_INSTALLED && !m->member) {
 		set_why(x, xasprintf("module missing for %s", k),
 			xasprintf("the rdmirror module is not installed for the running kernel %s", k),
 			with_restore(module_missing_fix(k)));
@@ -363,6 +398,7 @@ static void configured_mirror(struct status *st, const struct conf_mirror *m, co
 
 	x->line = m->line;
 	x->configured = true;
+	x->member = m->member ? xstrdup(m->member) : NULL;
 	if (m->kind == CONF_UUID)
 		x->uuid = xstrdup(m->uuid);
 	if (name) {
@@ -541,7 +577,10 @@ static void mirror_findings(struct status *st)
 		where = xasprintf("%s%s%s (line %d of %s)", x->array ? x->array : x->spec,
 				  x->array && strcmp(x->array, x->spec) ? " = " : "",
 				  x->array && strcmp(x->array, x->spec) ? x->spec : "", x->line, st->config_path);
-		if (x->state == MIRROR_MISSING)
+		if (x->state == MIRROR_MISSING && x->member_finding)
+			warnings_add(&st->w, x->member_severity, x->member_finding, x->array, NULL,
+				     xasprintf("%s has no fast member: %s; fix: %s", where, x->reason, x->fix));
+		else if (x->state == MIRROR_MISSING)
 			warnings_add(&st->w, SEV_WARNING, "not_restored", x->array, NULL,
 				     xasprintf("%s has no RAM member: %s; fix: %s", where, x->reason, x->fix));
 		else
@@ -559,6 +598,16 @@ static void mirror_findings(struct status *st)
 	}
 }
 
+/* The member disks the configuration names are fast members (md_fast_disk_add()), read before the arrays. */
+static void fast_disks_of_config(const char *path)
+{
+	struct config cfg;
+
+	if (config_read(path, &cfg) == 0)
+		md_fast_disks_from_config(&cfg);
+	config_free(&cfg);
+}
+
 int status_collect(const char *config, struct status *st)
 {
 	int r, rc;
@@ -573,6 +622,7 @@ int status_collect(const char *config, struct status *st)
 	rc = status_read_disks(&st->disks, &st->ndisks, &st->views);
 	if (rc)
 		goto fail;
+	fast_disks_of_config(st->config_path);
 	r = md_arrays_with_rd(&st->arrays, &st->narrays);
 	if (r < 0) {
 		rc = fail_errno(-r, "cannot read the md arrays in %s/block: %s", sysfs_root(), strerror(-r));
@@ -632,6 +682,7 @@ void status_free(struct status *st)
 		free(x->reason);
 		free(x->brief);
 		free(x->fix);
+		free(x->member);
 	}
 	free(st->mirrors);
 	warnings_free(&st->w);

@@ -61,6 +61,14 @@ struct mirror {
 	 * when the array is not assembled: nothing tells.
 	 */
 	bool converted;
+	/*
+	 * member=PATH: the fast member is this disk (NULL: RAM); when it is
+	 * not in the array, member_finding names the finding of its state
+	 * (member_absent, member_foreign) at member_severity, else NULL.
+	 */
+	char *member;
+	const char *member_finding;
+	enum severity member_severity;
 };
 
 /* The share of x's reads its RAM member served, 0 to 1; -1 unknown. */
