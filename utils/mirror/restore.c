@@ -55,6 +55,7 @@
 #include "mirror/boot.h"
 #include "mirror/rd_prepare.h"
 #include "mirror/steps.h"
+#include "mirror/verb.h"
 #include "mirror/warmup.h"
 #include "rd/control.h"
 #include "status/view.h"
@@ -436,62 +437,213 @@ int restore_add(struct boot_item *it, const struct config *cfg, const struct res
 }
 
 /*
+ * One line's restore (struct verb_step over c): c.array is the line's
+ * spec, c.kname and c.mdpath the array once it is up, c.a the array read
+ * (taken by the step that finishes with it). c.r stays NULL: a failure
+ * goes on the line's item (boot_item_fail()), and the next line is
+ * restored all the same.
+ */
+struct restore_ctx {
+	struct mirror_ctx c;
+	const struct conf_mirror *m;	/* the configuration line */
+	const struct config *cfg;	/* the whole configuration: the reserve, the sync speeds */
+	struct boot_item *it;		/* its line in the report */
+	struct restore_slot s;		/* where the fast member goes, once the array is read */
+	char *note;			/* what bringing the array up did (a --run, an --assemble) */
+	const struct md_member *rm;	/* the RAM member, of c.a, or NULL */
+	int slotted, persistent, top;	/* md_count_slots() of c.a */
+	bool done;			/* the RAM member is there, or warming: nothing to add */
+};
+
+static struct restore_ctx *restore_of(struct mirror_ctx *c)
+{
+	return (struct restore_ctx *)c;
+}
+
+static const struct restore_ctx *restore_of_const(const struct mirror_ctx *c)
+{
+	return (const struct restore_ctx *)c;
+}
+
+/* 0, or EXIT_RUNTIME for a step whose helper failed the item (-1). */
+static int item_rc(int r)
+{
+	return r < 0 ? EXIT_RUNTIME : 0;
+}
+
+/* Steps 1 and 2, and the refusal (checks.h): the array up, a RAID1, writable. */
+static int open_array(struct mirror_ctx *c)
+{
+	struct restore_ctx *v = restore_of(c);
+
+	if (restore_open(v->it, v->m, &c->kname, &v->note, &c->a) < 0)
+		return EXIT_RUNTIME;
+	c->mdpath = md_dev_path(c->kname);
+	v->rm = rd_member(&c->a);
+	md_count_slots(&c->a, &v->slotted, &v->persistent, &v->top);
+	v->s.raid_disks = c->a.raid_disks;
+	return 0;
+}
+
+/* (a warm-up's daemon makes the disks write-mostly once rm is in sync) */
+static int warming(struct mirror_ctx *c)
+{
+	struct restore_ctx *v = restore_of(c);
+
+	v->done = warming_already(v->it, c->kname, v->rm && v->rm->in_sync);
+	if (v->done)
+		md_array_clear(&c->a);
+	return 0;
+}
+
+static bool to_add(const struct mirror_ctx *c)
+{
+	return !restore_of_const(c)->done;
+}
+
+static bool rd_working(const struct mirror_ctx *c)
+{
+	const struct restore_ctx *v = restore_of_const(c);
+
+	return to_add(c) && v->rm && !v->rm->faulty && !v->rm->write_error;
+}
+
+/* Step 3: the RAM member there already; its disks made write-mostly. */
+static int present(struct mirror_ctx *c)
+{
+	struct restore_ctx *v = restore_of(c);
+
+	v->done = true;
+	return item_rc(restore_present(v->it, &c->a, v->rm, c->kname, c->mdpath, v->slotted));
+}
+
+/* Step 3: a faulty RAM member removed and detached; the array read is done with. */
+static int drop(struct mirror_ctx *c)
+{
+	struct restore_ctx *v = restore_of(c);
+	int r = v->rm ? drop_faulty(v->it, c->kname, v->rm->name, !v->rm->faulty) : 0;
+
+	v->rm = NULL;
+	md_array_clear(&c->a);
+	return item_rc(r);
+}
+
+/* a member disk is its own size, and takes no memory */
+static bool ram_to_add(const struct mirror_ctx *c)
+{
+	return to_add(c) && !restore_of_const(c)->m->member;
+}
+
+static bool memory_checked(const struct mirror_ctx *c)
+{
+	return ram_to_add(c) && !c->o->ignore_memory;
+}
+
+static int size(struct mirror_ctx *c)
+{
+	struct restore_ctx *v = restore_of(c);
+
+	return item_rc(restore_size(v->it, v->m, c->kname, &v->s.size));
+}
+
+/* The refusal (restore_checks.h): the RAM member fits in memory with the reserve kept. */
+static int fits(struct mirror_ctx *c)
+{
+	struct restore_ctx *v = restore_of(c);
+
+	return item_rc(restore_fits(v->it, v->cfg, c->kname, v->s.size));
+}
+
+/* The RAM slot the highest, and whether the add needs a new slot. */
+static int slot(struct mirror_ctx *c)
+{
+	struct restore_ctx *v = restore_of(c);
+	struct restore_slot *s = &v->s;
+
+	s->mdname = c->kname;
+	s->dev = c->mdpath;
+	s->note = v->note;
+	s->compacted = restore_compact(v->it, c->kname, c->mdpath, v->persistent, v->top, &s->raid_disks);
+	/* no slot free: a --convert stopped before its grow, or the shrink above */
+	s->grow = s->raid_disks > 0 && v->persistent >= s->raid_disks;
+	return 0;
+}
+
+/* Steps 4 and 5: the fast member brought in (a member disk: restore_disk.h). */
+static int add(struct mirror_ctx *c)
+{
+	struct restore_ctx *v = restore_of(c);
+
+	return item_rc(v->m->member ? restore_disk(v->it, v->cfg, v->m, &v->s) : restore_add(v->it, v->cfg, &v->s));
+}
+
+/* Step 6 is waited for in cmd_restore, after the lock is let go, by it->array. */
+static int mark_wait(struct mirror_ctx *c)
+{
+	struct restore_ctx *v = restore_of(c);
+	struct boot_item *it = v->it;
+
+	it->wait = c->o->wait && !it->message && it->rd;
+	if (it->wait && strcmp(it->array, c->kname)) {
+		free(it->array);
+		it->array = xstrdup(c->kname);
+	}
+	return 0;
+}
+
+/*
+ * What undoes or finishes the steps done once one failed (struct
+ * verb_step); the failed step has put its error on the line's item, and
+ * undone what it started itself (a RAM disk attached for an add that
+ * failed is detached by the add). Nothing else is undone: the array runs
+ * from its disks, as the boot left it, and the next --restore starts again.
+ */
+static int failed_unchanged(struct mirror_ctx *c)
+{
+	(void)c;
+	/* the array as found: not up, not a RAID1, or its RAM member as it was */
+	return EXIT_RUNTIME;
+}
+
+static int failed_degraded(struct mirror_ctx *c)
+{
+	(void)c;
+	/* up and writable, without a working RAM member: --status says DEGRADED */
+	return EXIT_RUNTIME;
+}
+
+/* The steps of --restore for one line of the configuration, in order. */
+static const struct verb_step restore_steps[] = {
+	{ "the array up, a writable RAID1", NULL, open_array, failed_unchanged },
+	{ "a warm-up already running", NULL, warming, NULL },
+	{ "the RAM member there already", rd_working, present, failed_unchanged },
+	{ "a faulty RAM member dropped", to_add, drop, failed_unchanged },
+	{ "the RAM member's size", ram_to_add, size, failed_degraded },
+	{ "it fits in memory", memory_checked, fits, failed_degraded },
+	{ "the RAM slot the highest", to_add, slot, NULL },
+	{ "the fast member added", to_add, add, failed_degraded },
+	{ "waited for once the lock is let go", NULL, mark_wait, NULL },
+};
+
+/*
  * Line m's mirror back: its array up, its RAM member attached and added
  * (or warmed up), or said to be there already. Each failure on the item.
  */
 static void restore_one(const struct conf_mirror *m, const struct config *cfg, const struct mirror_opts *o,
 			struct boot_report *rep)
 {
-	struct boot_item *it = boot_item_new(rep, m->spec);
-	struct restore_slot s = { .size = m->size, .prealloc = m->prealloc };
-	char *mdname = NULL, *note = NULL, *dev = NULL;
-	struct md_array a;
-	const struct md_member *rm;
-	int slotted, persistent, top, r;
+	struct restore_ctx v = { .m = m, .cfg = cfg, .s = { .size = m->size, .prealloc = m->prealloc } };
+	struct mirror_ctx *c = &v.c;
 
-	it->spec = xstrdup(m->spec);
-	it->line = m->line;
+	mirror_ctx_init(c, o, "restore", m->spec);
+	v.it = boot_item_new(rep, m->spec);
+	v.it->spec = xstrdup(m->spec);
+	v.it->line = m->line;
 	if (m->kind == CONF_UUID)
-		it->uuid = xstrdup(m->uuid);
-	if (restore_open(it, m, &mdname, &note, &a) < 0)
-		goto out;
-	dev = md_dev_path(mdname);
-	rm = rd_member(&a);
-	md_count_slots(&a, &slotted, &persistent, &top);
-	s.raid_disks = a.raid_disks;
-	/* (a warm-up's daemon makes the disks write-mostly once rm is in sync) */
-	if (warming_already(it, mdname, rm && rm->in_sync)) {
-		md_array_clear(&a);
-		r = 0;
-	} else if (rm && !rm->faulty && !rm->write_error) {
-		r = restore_present(it, &a, rm, mdname, dev, slotted);
-	} else {
-		r = rm ? drop_faulty(it, mdname, rm->name, !rm->faulty) : 0;
-		md_array_clear(&a);
-		/* a member disk is its own size, and takes no memory */
-		if (r < 0 || (!m->member && restore_size(it, m, mdname, &s.size) < 0) ||
-		    (!m->member && !o->ignore_memory && restore_fits(it, cfg, mdname, s.size) < 0))
-			goto out;
-		s.mdname = mdname;
-		s.dev = dev;
-		s.note = note;
-		s.compacted = restore_compact(it, mdname, dev, persistent, top, &s.raid_disks);
-		/* no slot free: a --convert stopped before its grow, or the shrink above */
-		s.grow = s.raid_disks > 0 && persistent >= s.raid_disks;
-		r = m->member ? restore_disk(it, cfg, m, &s) : restore_add(it, cfg, &s);
-	}
-	if (r < 0)
-		goto out;
-	/* waited for in cmd_restore, after the lock is let go, by it->array */
-	it->wait = o->wait && !it->message && it->rd;
-	if (it->wait && strcmp(it->array, mdname)) {
-		free(it->array);
-		it->array = xstrdup(mdname);
-	}
-out:
-	free(note);
-	free(dev);
-	free(mdname);
+		v.it->uuid = xstrdup(m->uuid);
+	(void)MIRROR_RUN_STEPS(c, restore_steps);
+	free(v.note);
+	mirror_close(c);
 }
 
 /*

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The mirror verbs that change an array (--create, --convert, --revert,
- * --refresh: mirror/<verb>.c; --restore and --release: restore.h,
- * release.h), and the context of one (struct mirror_ctx), built once a
+ * --refresh, --release, and --restore for each line of the configuration:
+ * mirror/<verb>.c; restore.h and release.h declare the last two, which run
+ * over many arrays), and the context of one (struct mirror_ctx), built once a
  * command: the options it takes, the lock (unless a dry run), the array
  * resolved and read (mirror_open(); --create makes it, create.c), and the
  * configuration's path worked out, its text read at the first need
