@@ -1,8 +1,9 @@
 #!/usr/bin/python
 # SPDX-License-Identifier: GPL-2.0
 # -*- coding: utf-8 -*-
-"""Ansible module rdmirror_mirror: one md RAID1 array's RAM member, as
-the inventory says, through rdctl --convert / --revert and their JSON.
+"""Ansible module rdmirror_mirror: one md RAID1 array's fast member (RAM,
+or a local disk: member=PATH), as the inventory says, through rdctl
+--convert / --revert and their JSON.
 
 What must hold (test/ansible/test_rdmirror_mirror.py checks each):
 - "changed" comes from rdctl's own JSON, the array's state in
@@ -11,8 +12,13 @@ What must hold (test/ansible/test_rdmirror_mirror.py checks each):
   anything and reports changed=false.
 - Check mode runs only rdctl's --dry-run and returns its plan.
 - A refusal of rdctl fails the task with rdctl's own message.
-- --ignore-memory / --ignore-kernel-bug are passed only when the task
-  names them; --force is never passed (it belongs to rdctl --create).
+- --ignore-memory / --ignore-kernel-bug / --force are passed only when
+  the task names them (--force only with a disk member: with --convert,
+  rdctl takes it only with --member, where it overrides the blank check).
+- A converted array counts as converted only with the fast member's kind
+  (and disk) the task asks for: rdctl changes no kind in place, so a RAM
+  member where a disk is asked (or the reverse, or another disk) fails
+  the task, saying to revert first, and runs nothing.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -27,10 +33,11 @@ from ansible.module_utils.basic import AnsibleModule
 DOCUMENTATION = r"""
 ---
 module: rdmirror_mirror
-short_description: Give an md RAID1 array a RAM member with rdctl, or take it back
+short_description: Give an md RAID1 array a RAM or local-disk fast member with rdctl, or take it back
 description:
-  - Converts a running, in-sync md RAID1 array into an rdmirror RAM mirror
-    (C(rdctl --convert)), or reverts it (C(rdctl --revert)) when
+  - Converts a running, in-sync md RAID1 array into an rdmirror mirror
+    (C(rdctl --convert)) whose fast member is RAM or a local disk
+    (C(--member PATH)), or reverts it (C(rdctl --revert)) when
     O(state=absent).
   - Reads C(rdctl --status --json) before and after, and reports changed
     only when the array's state there changed.
@@ -41,22 +48,33 @@ options:
     type: str
     required: true
   state:
-    description: present gives the array a RAM member; absent takes it out for good.
+    description: present gives the array a fast member; absent takes it out for good.
     type: str
     choices: [present, absent]
     default: present
   size:
-    description: The RAM member's size (C(auto), or a size as rdctl takes it, 2G).
+    description: The RAM member's size (C(auto), or a size as rdctl takes it, 2G). A disk member is used whole (C(auto) only).
     type: str
     default: auto
   member:
     description:
-      - The fast member's kind. Only C(ram) exists today; any other value
-        is refused.
+      - The fast member. C(ram), or the local disk's stable path
+        (C(/dev/disk/by-id/...)), passed as C(rdctl --convert --member PATH)
+        and written to rdmirror.conf as C(member=PATH).
+      - C(compressed) is refused (not built yet), as is any other value.
+      - An array converted with another kind or disk fails the task:
+        revert it first (O(state=absent)).
     type: str
     default: ram
+  force:
+    description:
+      - With a disk O(member) only, pass --force - rdctl then uses a disk
+        that holds a signature, destroying its contents. Overrides no other
+        refusal.
+    type: bool
+    default: false
   prealloc:
-    description: Allocate all of the RAM member's memory at once (--prealloc).
+    description: Allocate all of the RAM member's memory at once (--prealloc; RAM members only).
     type: bool
     default: false
   ignore_memory:
@@ -82,6 +100,11 @@ EXAMPLES = r"""
   rdmirror_mirror:
     array: UUID=79387934:aaaad032:f56c6261:de230a86
     size: auto
+
+- name: Give md1 a local NVMe disk as its fast member
+  rdmirror_mirror:
+    array: /dev/md1
+    member: /dev/disk/by-id/nvme-Amazon_EC2_NVMe_Instance_Storage_AWS1234
 """
 
 RETURN = r"""
@@ -100,10 +123,11 @@ mirror:
 """
 
 CONFIG = "/etc/rdmirror.conf"
-# Fast-member kinds rdctl builds. "compressed" and "disk" come with
-# "Bigger than RAM"; until then they are refused, never ignored.
-MEMBER_KINDS = ("ram",)
-NOT_YET = ("compressed", "disk")
+# The fast member: "ram", or a disk's absolute path (rdctl --member PATH;
+# rdctl refuses a kernel name such as /dev/sdb with the disk's stable
+# names). "compressed" comes with "Bigger than RAM"; until then it is
+# refused, never ignored.
+NOT_YET = ("compressed",)
 
 
 class RdctlError(Exception):
@@ -115,6 +139,34 @@ class RdctlError(Exception):
         self.code = code
         self.cmd = cmd
         self.plan = plan or []
+
+
+def wanted_member(p):
+    """The fast member the task asks for: ("ram", None) or ("disk", PATH).
+    Raises RdctlError on a value rdctl cannot build or options that do not
+    go with it (before any rdctl command, so also on a converged host)."""
+    member = p.get("member") or "ram"
+    if member == "ram":
+        if p.get("force"):
+            raise RdctlError("force goes with a disk member only (member: /dev/disk/by-id/...): "
+                             "rdctl --convert takes --force only with --member")
+        return "ram", None
+    if member.startswith("/"):
+        if (p.get("size") or "auto") != "auto":
+            raise RdctlError("size: %s and member: %s cannot be used together: a member disk is "
+                             "used whole (size: auto)" % (p.get("size"), member))
+        if p.get("prealloc"):
+            raise RdctlError("prealloc and member: %s cannot be used together: prealloc is for "
+                             "a RAM member" % member)
+        return "disk", member
+    if member in NOT_YET:
+        why = "not built yet (it comes with \"Bigger than RAM\")"
+    elif member == "disk":
+        why = "a kind, not a disk: name the disk by its stable path"
+    else:
+        why = "unknown"
+    raise RdctlError("member '%s' is %s: member is ram or a local disk's stable path "
+                     "(/dev/disk/by-id/...)" % (member, why))
 
 
 def rdctl_json(run, args):
@@ -201,14 +253,83 @@ def converted(mirror, md):
                if x.get("kind") == "persistent" and x.get("role") != "faulty")
 
 
+def conf_member(conf, mirror):
+    """member=PATH of MIRROR's line in the configuration text CONF (its
+    line number is in rdctl's status), or None: a RAM member, or no line."""
+    n = (mirror or {}).get("line")
+    lines = conf.splitlines()
+    if not mirror or not mirror.get("configured") or not n or not 1 <= n <= len(lines):
+        return None
+    for w in lines[n - 1].split("#", 1)[0].split():
+        if w.lower().startswith("member="):
+            return w[7:]
+    return None
+
+
+def current_member(mirror, md, conf):
+    """The fast member ARRAY has or is configured for: ("ram", NAME),
+    ("disk", NAME) with the kernel name of the disk in the array (None when
+    it is not in it), or None when it has none. NAME of a disk member is
+    also given as its configured path in the third item."""
+    fast = None
+    for x in (md or {}).get("members") or []:
+        if x.get("kind") in ("ram", "disk"):
+            fast = x
+            break
+    path = conf_member(conf, mirror)
+    if fast is not None:
+        return (fast["kind"], fast.get("name"), path)
+    if path is not None:
+        return ("disk", None, path)
+    if mirror is not None and mirror.get("configured"):
+        return ("ram", None, None)
+    return None
+
+
+def kind_mismatch(want, have, array, realpath=os.path.realpath):
+    """Why the fast member ARRAY has (HAVE, of current_member()) is not the
+    one asked for (WANT, of wanted_member()), or None when it is."""
+    if have is None:
+        return None
+    kind, name, path = have
+    revert = ("rdctl changes no fast member in place: revert it first (state: absent), "
+              "then convert it again")
+    if want[0] == "ram":
+        if kind == "ram":
+            return None
+        return ("%s's fast member is the disk %s, not RAM (member: ram): %s"
+                % (array, path or name, revert))
+    if kind == "ram":
+        return ("%s's fast member is RAM%s, not the disk %s: %s"
+                % (array, " (%s)" % name if name else "", want[1], revert))
+    # a disk asked for and a disk there: the same one (its configured
+    # path, or another name of the same device), and the one in the array?
+    if path is not None and path != want[1] and realpath(path) != realpath(want[1]):
+        return ("%s's fast member is the disk %s (member=%s in %s), not %s: %s"
+                % (array, path, path, CONFIG, want[1], revert))
+    kname = os.path.basename(realpath(want[1]))
+    if name is not None and name != kname:
+        return ("%s's fast member is the disk %s, but %s is %s now: %s"
+                % (array, name, want[1], "/dev/" + kname, revert))
+    return None
+
+
 def has_mirror(mirror):
     return mirror is not None and (mirror.get("configured") or mirror.get("rd"))
 
 
-def convert_args(p, dry_run):
-    args = ["--convert", p["array"], "--size", p.get("size") or "auto"]
-    if p.get("prealloc"):
-        args.append("--prealloc")
+def convert_args(p, dry_run, want=("ram", None)):
+    args = ["--convert", p["array"]]
+    if want[0] == "disk":
+        # a disk is used whole: rdctl takes no --size or --prealloc with it
+        args += ["--member", want[1]]
+        # rdctl's --force here overrides only the blank (no signature) check
+        if p.get("force"):
+            args.append("--force")
+    else:
+        args += ["--size", p.get("size") or "auto"]
+        if p.get("prealloc"):
+            args.append("--prealloc")
     # Each skips a refusal of rdctl: only when the inventory names it.
     if p.get("ignore_memory"):
         args.append("--ignore-memory")
@@ -262,26 +383,27 @@ def read_text(path):
 def converge(p, check_mode, run, read=read_text, realpath=os.path.realpath):
     """The decision: returns the module's result (a dict) or raises
     RdctlError. RUN(args) -> (rc, stdout, stderr) runs rdctl."""
-    member = p.get("member") or "ram"
-    if member not in MEMBER_KINDS:
-        why = ("not built yet (it comes with \"Bigger than RAM\")"
-               if member in NOT_YET else "unknown")
-        raise RdctlError("member kind '%s' is %s: rdmirror makes RAM members only "
-                         "(member: ram)" % (member, why))
+    want = wanted_member(p)
     state = p.get("state") or "present"
     before_status = rdctl_json(run, ["--status"])
     mirror, md = find_mirror(before_status, p["array"], realpath)
+    conf_before = read(CONFIG)
     result = {"changed": False, "mirror": mirror}
     if state == "present":
+        # before converted(): a converted array of another kind is no
+        # success, and rdctl --convert would finish it as it is
+        why = kind_mismatch(want, current_member(mirror, md, conf_before),
+                            (mirror or {}).get("array") or p["array"], realpath)
+        if why:
+            raise RdctlError(why)
         if converted(mirror, md):
             return result
-        op, args = "convert", convert_args(p, check_mode)
+        op, args = "convert", convert_args(p, check_mode, want)
     else:
         if not has_mirror(mirror):
             return result
         op, args = "revert", revert_args(p, check_mode)
 
-    conf_before = read(CONFIG)
     try:
         doc = rdctl_json(run, args)
     except RdctlError as e:
@@ -313,6 +435,7 @@ def main():
             state=dict(type="str", default="present", choices=["present", "absent"]),
             size=dict(type="str", default="auto"),
             member=dict(type="str", default="ram"),
+            force=dict(type="bool", default=False),
             prealloc=dict(type="bool", default=False),
             ignore_memory=dict(type="bool", default=False),
             ignore_kernel_bug=dict(type="bool", default=False),
