@@ -376,14 +376,23 @@ run "status member absent" 3 --status --json --config "$conf"
 validate "status member absent" module,memory,disks,arrays,mirrors,warnings,status
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); w=[x for x in d["warnings"] if x["code"]=="member_absent"]; sys.exit(not (len(w)==1 and w[0]["severity"]=="WARNING" and "nvme-gone is absent" in w[0]["message"] and not [x for x in d["warnings"] if x["code"]=="not_restored"]))' "$out"
 then pass; else fail "status member absent: $(cat "$out")"; fi
+# the text says the state and the command that fixes it
+run "status member absent text" 3 --status --config "$conf"
+expect_out_has "status member absent text" "! WARNING  md0 (line 1 of $conf) has no fast member: its member disk $broot/dev/disk/by-id/nvme-gone is absent: the array runs from its persistent disks; fix: put a disk at $broot/dev/disk/by-id/nvme-gone, then rdctl --restore: it fills a blank one, never one holding other data"
 # the restore found another array's superblock on it (the record says so): CRITICAL
 mkdir -p "$broot/dev/disk/by-id"
 : >"$broot/dev/nvme0n1"
 ln -sf ../../nvme0n1 "$broot/dev/disk/by-id/nvme-gone"
-printf '{"restore": [{"array": "md0", "spec": "md0", "line": 1, "uuid": null, "rd": "nvme0n1", "action": "foreign", "error": {"code": "EEXIST", "message": "member disk not used, never written: it holds linux_raid_member at 0x1000 (wipefs)"}}], "time": 1}\n' >"$RDCTL_RUN_DIR/restore.json"
+printf '{"restore": [{"array": "md0", "spec": "md0", "line": 1, "uuid": null, "rd": "nvme0n1", "action": "foreign", "error": {"code": "EEXIST", "message": "member disk not used, never written: %s holds linux_raid_member at 0x1000 (wipefs); md0 runs from its disks. If its contents are unwanted: wipefs -a %s, then rdctl --restore; or name another disk in %s"}}], "time": 1}\n' "$broot/dev/disk/by-id/nvme-gone" "$broot/dev/disk/by-id/nvme-gone" "$conf" >"$RDCTL_RUN_DIR/restore.json"
 run "status member foreign" 3 --status --json --config "$conf"
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); w=[x for x in d["warnings"] if x["code"]=="member_foreign"]; sys.exit(not (len(w)==1 and w[0]["severity"]=="CRITICAL" and "linux_raid_member" in w[0]["message"]))' "$out"
 then pass; else fail "status member foreign: $(cat "$out")"; fi
+# the text says what was found once, that rdctl will not write it, and
+# the wipe only for data that is unwanted
+run "status member foreign text" 3 --status --config "$conf"
+expect_out_has "status member foreign text" "! CRITICAL md0 (line 1 of $conf) has no fast member: its member disk holds other data, which rdctl will not write to: the last restore ("
+expect_out_has "status member foreign text" ") found $broot/dev/disk/by-id/nvme-gone holds linux_raid_member at 0x1000 (wipefs); fix: only if that data is unwanted: wipefs -a $broot/dev/disk/by-id/nvme-gone, then rdctl --restore; else name another disk in $conf"
+expect_out_lacks "status member foreign text" "never written"
 # a disk member in the array: its kind in the text, JSON and Prometheus
 member md0 nvme0n1 in_sync 2
 put "$broot/sys/class/block/nvme0n1/stat" "42 0 0 0 0 0 0 0 0 0 0"

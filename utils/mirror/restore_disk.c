@@ -15,6 +15,7 @@
 #include "md/md_super.h"
 #include "mirror/disk_check.h"
 #include "mirror/restore_checks.h"
+#include "status/status_restore.h"
 
 /* Does the device at path hold a superblock of the array uuid (the array's metadata version)? */
 static bool ours(const char *path, const char *mdname, const char *uuid, uint64_t size)
@@ -124,7 +125,7 @@ int restore_disk(struct boot_item *it, const struct config *cfg, const struct co
 		fprintf(stderr, "rdctl: warning: %s: %s\n", s->mdname, it->summary);
 		break;
 	case MEMBER_FOREIGN:
-		r = boot_item_fail(it, "EEXIST", xasprintf("member disk not used, never written: %s; %s runs from its disks. If its contents are unwanted: wipefs -a %s, then rdctl --restore; or name another disk in %s",
+		r = boot_item_fail(it, "EEXIST", xasprintf(RESTORE_FOREIGN_LEAD "%s; %s runs from its disks. If its contents are unwanted: wipefs -a %s, then rdctl --restore; or name another disk in %s",
 							   what, s->mdname, m->member, cfg->path ? cfg->path : "the configuration"));
 		it->action = ACTION_FOREIGN;
 		break;

@@ -180,27 +180,30 @@ static void why_failed(struct mirror *x, const struct restore_rec_item *it, cons
 static bool why_disk_missing(struct status *st, struct mirror *x, const struct conf_mirror *m)
 {
 	const struct restore_rec_item *it;
-	char *when;
+	char *when, *found;
 
 	if (!path_exists(m->member)) {
 		x->member_finding = "member_absent";
 		x->member_severity = SEV_WARNING;
 		set_why(x, xstrdup("member disk absent"),
-			xasprintf("its member disk %s is absent: the array runs from its disks", m->member),
-			xasprintf("put a disk at %s (a blank one is filled), then rdctl --restore", m->member));
+			xasprintf("its member disk %s is absent: the array runs from its persistent disks", m->member),
+			xasprintf("put a disk at %s, then rdctl --restore: it fills a blank one, never one holding other data",
+				  m->member));
 		return true;
 	}
 	it = st->rec.valid ? restore_record_find(&st->rec, m, x->uuid) : NULL;
 	if (!it || !it->action || strcmp(it->action, "foreign"))
 		return false;
 	when = ago(st->rec.time);
+	found = restore_foreign_found(it->message);
 	x->member_finding = "member_foreign";
 	x->member_severity = SEV_CRITICAL;
 	set_why(x, xstrdup("member disk holds other data"),
-		xasprintf("the last restore (%s) found other data on its member disk and never wrote it: %s", when,
-			  it->message ? it->message : "no message recorded"),
-		xasprintf("if its contents are unwanted: wipefs -a %s, then rdctl --restore; else name another disk in %s",
+		xasprintf("its member disk holds other data, which rdctl will not write to: the last restore (%s) found %s",
+			  when, found),
+		xasprintf("only if that data is unwanted: wipefs -a %s, then rdctl --restore; else name another disk in %s",
 			  m->member, st->config_path));
+	free(found);
 	free(when);
 	return true;
 }

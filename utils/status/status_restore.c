@@ -111,3 +111,15 @@ void restore_record_free(struct restore_record *r)
 	free(r->path);
 	memset(r, 0, sizeof(*r));
 }
+
+char *restore_foreign_found(const char *message)
+{
+	size_t lead = strlen(RESTORE_FOREIGN_LEAD);
+
+	if (!message)
+		return xstrdup("no message recorded");
+	if (strncmp(message, RESTORE_FOREIGN_LEAD, lead))
+		return xstrdup(message);
+	message += lead;
+	return xasprintf("%.*s", (int)strcspn(message, ";"), message);
+}

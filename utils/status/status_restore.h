@@ -40,4 +40,12 @@ const struct restore_rec_item *restore_record_find(const struct restore_record *
 						   const struct conf_mirror *m, const char *uuid);
 void restore_record_free(struct restore_record *r);
 
+/*
+ * How --restore's error for a member disk holding other data begins; what
+ * it found follows, up to the first "; ". --status says that part alone.
+ */
+#define RESTORE_FOREIGN_LEAD "member disk not used, never written: "
+/* What a foreign item's message says was found (allocated): see above. */
+char *restore_foreign_found(const char *message);
+
 #endif
