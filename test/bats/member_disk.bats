@@ -126,6 +126,9 @@ nvme_mirror() {
 	warm_finish "$NVK" "$want"
 	run rdctl --status --json --config "$CONF"
 	[ "$(jq -r --arg n "$NVK" '.arrays[0].members[] | select(.name == $n) | .kind' <<<"$output")" = disk ]
+	# the mirror's rd is the disk's kernel name: valid against the schema
+	echo "$output" >"$BATS_TEST_TMPDIR/status.json"
+	python3 "$RD_TOP/test/unit/validate-json.py" "$RD_TOP/utils/rdctl.schema.json" - "$BATS_TEST_TMPDIR/status.json"
 	# --refresh: the same disk copied afresh into the highest slot
 	run rdctl --refresh /dev/md0 --config "$CONF" --wait --timeout 300
 	echo "refresh: $output"
