@@ -43,7 +43,8 @@ int rd_ctl_check_add(const struct rdmirror_add *req)
 {
 	if (req->version != RDMIRROR_ABI_VERSION ||
 	    req->flags & ~RDMIRROR_ADD_ALL_FLAGS || req->index ||
-	    req->reserved0 || !rd_ctl_zero(req->reserved, sizeof(req->reserved)))
+	    req->comp || req->mem_limit ||
+	    !rd_ctl_zero(req->reserved, sizeof(req->reserved)))
 		return -EINVAL;
 	return rd_ctl_check_size(req->size);
 }

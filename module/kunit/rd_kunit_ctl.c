@@ -135,8 +135,12 @@ static void rd_kunit_check_add(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rd_ctl_check_add(&req), -ENOMEM);
 
 	rd_kunit_each_byte_refused(test, &rd_kunit_good_add, sizeof(rd_kunit_good_add),
-				   "reserved0", offsetof(struct rdmirror_add, reserved0),
-				   sizeof_field(struct rdmirror_add, reserved0),
+				   "comp", offsetof(struct rdmirror_add, comp),
+				   sizeof_field(struct rdmirror_add, comp),
+				   rd_kunit_check_add_req);
+	rd_kunit_each_byte_refused(test, &rd_kunit_good_add, sizeof(rd_kunit_good_add),
+				   "mem_limit", offsetof(struct rdmirror_add, mem_limit),
+				   sizeof_field(struct rdmirror_add, mem_limit),
 				   rd_kunit_check_add_req);
 	rd_kunit_each_byte_refused(test, &rd_kunit_good_add, sizeof(rd_kunit_good_add),
 				   "reserved", offsetof(struct rdmirror_add, reserved),

@@ -48,7 +48,18 @@
 
 /* rdmirror_add.flags */
 #define RDMIRROR_ADD_PREALLOC	0x1U	/* allocate every page now */
+/*
+ * Store each 4 KiB page compressed with rdmirror_add.comp (then PREALLOC
+ * is refused: EINVAL). The module that does not know this flag refuses
+ * it with EINVAL as any unknown flag.
+ */
+#define RDMIRROR_ADD_COMPRESS	0x2U
 #define RDMIRROR_ADD_ALL_FLAGS	RDMIRROR_ADD_PREALLOC
+
+/* rdmirror_add.comp: the compressor of a RDMIRROR_ADD_COMPRESS disk */
+#define RDMIRROR_COMP_NONE	0U	/* must be this without the flag */
+#define RDMIRROR_COMP_LZ4	1U
+#define RDMIRROR_COMP_ZSTD	2U
 
 /* RDMIRROR_CTL_ADD: create a disk; the new disk is /dev/rd<index>. */
 struct rdmirror_add {
@@ -56,8 +67,14 @@ struct rdmirror_add {
 	__u32 flags;		/* in: RDMIRROR_ADD_* */
 	__u64 size;		/* in: bytes */
 	__u32 index;		/* out: must be 0 on entry */
-	__u32 reserved0;
-	__u64 reserved[4];
+	__u32 comp;		/* in: RDMIRROR_COMP_*, with ADD_COMPRESS only */
+	/*
+	 * in: with ADD_COMPRESS, the memory in bytes the disk's compressed
+	 * data may take (0: no bound of its own); a write past it fails
+	 * with ENOSPC as past the module's mem_limit. 0 without the flag.
+	 */
+	__u64 mem_limit;
+	__u64 reserved[3];
 };
 
 /*
@@ -105,6 +122,19 @@ struct rdmirror_disk {
  *                    the module's memory limit: they fail with ENOSPC
  *                    (BLK_STS_NOSPC), and once one has, every write to
  *                    the disk does until the limit has 256 pages of room
+ * A disk created with RDMIRROR_ADD_COMPRESS also has, in the same folder:
+ *   compressor       lz4 or zstd
+ *   data_bytes       the bytes of data it holds (4096 for each page that
+ *                    holds any nonzero byte), before compression
+ *   allocated_bytes  (as above) the memory its objects take, exact: what
+ *                    the allocator gave for each, headers included
+ *   mem_limit        the bound of rdmirror_add.mem_limit, in bytes (0:
+ *                    none); root may write it
+ *   same_pages       pages held as one repeated word
+ *   huge_pages       pages that did not compress, held whole
+ *   checksum_errors  reads failed because an object's checksum did not
+ *                    match, or it did not decompress to exactly 4096
+ *                    bytes: EIO, which md corrects from a disk
  * Module-wide, in /sys/module/rdmirror/parameters/: mem_limit (bytes all
  * disks may hold together, 0 for none; root may write it, with a K, M or
  * G suffix), mem_used (bytes they hold) and mem_refused_writes (writes

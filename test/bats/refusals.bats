@@ -33,8 +33,8 @@ teardown() { rd_common_teardown; }
 }
 
 @test "add refuses unknown flags, a wrong version and non-zero reserved or out fields" {
-	for args in "flags=2" "flags=0x80000000" "version=0" "version=2" \
-		"index=3" "reserved0=1" "reserved=1"; do
+	for args in "flags=4" "flags=0x80000000" "version=0" "version=2" \
+		"index=3" "comp=1" "mem_limit=1" "reserved=1"; do
 		run rd-ioctl add size=$MiB $args
 		[ "$status" = 1 ] || { echo "accepted: $args"; false; }
 		[ "$output" = EINVAL ] || { echo "$args: $output"; false; }

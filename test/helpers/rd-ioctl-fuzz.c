@@ -232,11 +232,11 @@ static void describe_req(int kind, unsigned long cmd, const union rq *q,
 	switch (kind) {
 	case K_ADD:
 		snprintf(buf, len,
-			 " version %u flags %#x size %" PRIu64 " index %u reserved0 %#x reserved %#" PRIx64 " %#" PRIx64 " %#" PRIx64 " %#" PRIx64,
+			 " version %u flags %#x size %" PRIu64 " index %u comp %#x mem_limit %#" PRIx64 " reserved %#" PRIx64 " %#" PRIx64 " %#" PRIx64,
 			 q->add.version, q->add.flags, (uint64_t)q->add.size,
-			 q->add.index, q->add.reserved0,
+			 q->add.index, q->add.comp, (uint64_t)q->add.mem_limit,
 			 (uint64_t)q->add.reserved[0], (uint64_t)q->add.reserved[1],
-			 (uint64_t)q->add.reserved[2], (uint64_t)q->add.reserved[3]);
+			 (uint64_t)q->add.reserved[2]);
 		break;
 	case K_RESIZE:
 		snprintf(buf, len,
@@ -346,7 +346,7 @@ static int classify(int kind, const union rq *q)
 	case K_ADD:
 		if (q->add.version != RDMIRROR_ABI_VERSION ||
 		    q->add.flags & ~RDMIRROR_ADD_ALL_FLAGS || q->add.index ||
-		    q->add.reserved0 ||
+		    q->add.comp || q->add.mem_limit ||
 		    !zero(q->add.reserved, sizeof(q->add.reserved)))
 			return EINVAL;
 		return size_check(q->add.size);
@@ -507,10 +507,13 @@ static void malform(struct rng *r, int kind, union rq *q)
 		break;
 	case 1:
 	case 2:
-		res[below(r, 4)] |= 1ULL << bit;
+		res[below(r, kind == K_ADD ? 3 : 4)] |= 1ULL << bit;
 		break;
 	case 3:
-		q->add.reserved0 |= 1U << (bit % 32);
+		if (below(r, 2))
+			q->add.comp |= 1U << (bit % 32);
+		else
+			q->add.mem_limit |= 1ULL << bit;
 		break;
 	case 4:
 		q->add.index |= 1U << (bit % 32);	/* an "out" field */

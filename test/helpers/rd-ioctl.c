@@ -3,7 +3,7 @@
  * rd-ioctl: send one raw control ioctl, with any field set to any value,
  * so that the tests can reach the kernel's checks that rdctl never trips.
  *
- *   rd-ioctl add size=N [flags=N] [version=N] [index=N] [reserved0=N] [reserved=N]
+ *   rd-ioctl add size=N [flags=N] [version=N] [index=N] [comp=N] [mem_limit=N] [reserved=N]
  *   rd-ioctl remove|free index=N [version=N] [reserved=N]
  *   rd-ioctl resize index=N size=N [version=N] [reserved=N]
  *   rd-ioctl bogus          (an ioctl number the driver does not know)
@@ -29,7 +29,7 @@
 #include "../../module/uapi/rdmirror.h"
 
 struct fields {
-	uint64_t size, flags, version, index, reserved0, reserved;
+	uint64_t size, flags, version, index, comp, mem_limit, reserved;
 };
 
 static int usage(void)
@@ -42,11 +42,12 @@ static int usage(void)
 static int parse_fields(int argc, char **argv, struct fields *f)
 {
 	static const char *const names[] = {
-		"size", "flags", "version", "index", "reserved0", "reserved",
+		"size", "flags", "version", "index", "comp", "mem_limit",
+		"reserved",
 	};
 	uint64_t *slots[] = {
-		&f->size, &f->flags, &f->version, &f->index, &f->reserved0,
-		&f->reserved,
+		&f->size, &f->flags, &f->version, &f->index, &f->comp,
+		&f->mem_limit, &f->reserved,
 	};
 
 	for (int i = 0; i < argc; i++) {
@@ -98,8 +99,9 @@ int main(int argc, char **argv)
 		u.add.flags = f.flags;
 		u.add.size = f.size;
 		u.add.index = f.index;
-		u.add.reserved0 = f.reserved0;
-		u.add.reserved[3] = f.reserved;
+		u.add.comp = f.comp;
+		u.add.mem_limit = f.mem_limit;
+		u.add.reserved[2] = f.reserved;
 	} else if (!strcmp(argv[1], "resize")) {
 		cmd = RDMIRROR_CTL_RESIZE;
 		u.resize.version = f.version;

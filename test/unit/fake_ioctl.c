@@ -113,7 +113,7 @@ int ioctl(int fd, unsigned long req, ...)
 	if (req == RDMIRROR_CTL_ADD) {
 		struct rdmirror_add *a = arg;
 
-		if (a->version != RDMIRROR_ABI_VERSION || a->index || a->reserved0 ||
+		if (a->version != RDMIRROR_ABI_VERSION || a->index || a->comp || a->mem_limit ||
 		    !zero(a->reserved, sizeof(a->reserved)) || (a->flags & ~RDMIRROR_ADD_ALL_FLAGS)) {
 			errno = EINVAL;
 			return -1;
