@@ -21,6 +21,7 @@
 #include "md/mdadm_conf.h"
 #include "rd/module_help.h"
 #include "status/mem_limit.h"
+#include "status/status_why.h"
 #include "status/warm_state.h"
 
 const char *mirror_state_name(enum mirror_state s)
@@ -107,157 +108,18 @@ static void set_why(struct mirror *x, char *brief, char *reason, char *fix)
 	x->fix = fix;
 }
 
-static char *ago(int64_t t)
+/* Why x, over configuration line m (NULL: none), has no fast member. */
+static void why_no_member(struct status *st, struct mirror *x, const struct conf_mirror *m)
 {
-	time_t now = time(NULL);
-	char *s, *d;
+	const struct why_input in = {
+		.m = m, .uuid = x->uuid, .rec = &st->rec, .modstate = st->modstate, .config_path = st->config_path,
+	};
+	struct why w;
 
-	if (t <= 0 || now == (time_t)-1)
-		return xstrdup("at an unknown time");
-	d = eta_str(now >= t ? (int64_t)now - t : 0);
-	s = xasprintf("%s ago", d);
-	free(d);
-	return s;
-}
-
-/* head followed by tail; frees tail. */
-static char *prefixed(const char *head, char *tail)
-{
-	char *s = xasprintf("%s%s", head, tail);
-
-	free(tail);
-	return s;
-}
-
-/* fix, then "; then rdctl --restore"; frees fix. */
-static char *with_restore(char *fix)
-{
-	char *s = xasprintf("%s; then rdctl --restore", fix);
-
-	free(fix);
-	return s;
-}
-
-/* The restore error of a line, as a reason and the command that fixes it. */
-static void why_failed(struct mirror *x, const struct restore_rec_item *it, const char *path)
-{
-	const char *c = it->code ? it->code : "", *msg = it->message ? it->message : "no message recorded";
-
-	if (!strcmp(c, "ENOMEM"))
-		set_why(x, xstrdup("too little memory"),
-			xasprintf("restore found too little memory for its RAM member: %s", msg),
-			xasprintf("free memory, or give it a smaller size (or no prealloc) in %s; then rdctl --restore", path));
-	else if (!strcmp(c, "ENOKEY") || !strcmp(c, "EKEYREJECTED"))
-		/* (msg holds the same cause and fix: not repeated) */
-		set_why(x, xstrdup("module refused (signature)"),
-			prefixed("the kernel refused the rdmirror module's signature: ", module_signature_cause()),
-			with_restore(module_signature_fix()));
-	else if (!strcmp(c, "ENOENT") && strstr(msg, "module"))
-		set_why(x, xstrdup("module missing"),
-			xasprintf("the rdmirror module is not installed for the running kernel %s", running_kernel()),
-			with_restore(module_missing_fix(running_kernel())));
-	else if (!strcmp(c, "ENOEXEC"))
-		set_why(x, xstrdup("module missing"),
-			xasprintf("the rdmirror module installed does not fit the running kernel %s", running_kernel()),
-			with_restore(module_mismatch_fix(running_kernel())));
-	else if (!strcmp(c, "ENODEV"))
-		set_why(x, xstrdup("array late"),
-			xasprintf("the array was not there when restore ran: %s", msg),
-			xstrdup("rdctl --restore"));
-	else if (it->action && !strcmp(it->action, "refused"))
-		set_why(x, xstrdup("restore refused"), xasprintf("restore refused it: %s", msg),
-			xstrdup("see the message; then rdctl --restore"));
-	else
-		set_why(x, xstrdup("restore failed"), xasprintf("restore failed: %s%s%s", c, *c ? ": " : "", msg),
-			xstrdup("rdctl --restore (see journalctl -b -u rdmirror-restore.service)"));
-}
-
-/*
- * A member disk that is not in its array: absent now (WARNING), or found
- * holding something else by the last restore, which never wrote it
- * (CRITICAL). true when one of them said why.
- */
-static bool why_disk_missing(struct status *st, struct mirror *x, const struct conf_mirror *m)
-{
-	const struct restore_rec_item *it;
-	char *when, *found;
-
-	if (!path_exists(m->member)) {
-		x->member_finding = "member_absent";
-		x->member_severity = SEV_WARNING;
-		set_why(x, xstrdup("member disk absent"),
-			xasprintf("its member disk %s is absent: the array runs from its persistent disks", m->member),
-			xasprintf("put a disk at %s, then rdctl --restore: it fills a blank one, never one holding other data",
-				  m->member));
-		return true;
-	}
-	it = st->rec.valid ? restore_record_find(&st->rec, m, x->uuid) : NULL;
-	if (!it || !it->action || strcmp(it->action, "foreign"))
-		return false;
-	when = ago(st->rec.time);
-	found = restore_foreign_found(it->message);
-	x->member_finding = "member_foreign";
-	x->member_severity = SEV_CRITICAL;
-	set_why(x, xstrdup("member disk holds other data"),
-		xasprintf("its member disk holds other data, which rdctl will not write to: the last restore (%s) found %s",
-			  when, found),
-		xasprintf("only if that data is unwanted: wipefs -a %s, then rdctl --restore; else name another disk in %s",
-			  m->member, st->config_path));
-	free(found);
-	free(when);
-	return true;
-}
-
-/* Why does a configured array run without a RAM member? */
-static void why_missing(struct status *st, struct mirror *x, const struct conf_mirror *m)
-{
-	const struct restore_rec_item *it;
-	const char *k = running_kernel();
-	char *when;
-
-	if (!m) {	/* not configured: no restore is meant to add one */
-		set_why(x, xstrdup("no RAM member"), xstrdup("it has no RAM member and is not configured"),
-			xasprintf("add it to %s, then rdctl --restore", st->config_path));
-		return;
-	}
-	if (m->member && why_disk_missing(st, x, m))
-		return;
-	if (st->modstate == MODULE_NOT_INSTALLED && !m->member) {
-		set_why(x, xasprintf("module missing for %s", k),
-			xasprintf("the rdmirror module is not installed for the running kernel %s", k),
-			with_restore(module_missing_fix(k)));
-		return;
-	}
-	if (!st->rec.present) {
-		set_why(x, xstrdup("restore has not run"), xstrdup("restore has not run since boot"),
-			xstrdup("rdctl --restore (systemctl start rdmirror-restore.service; enable it to run at boot)"));
-		return;
-	}
-	if (!st->rec.valid) {
-		set_why(x, xstrdup("restore record unreadable"),
-			xasprintf("what the last restore did is unknown: %s is not its record", st->rec.path),
-			xstrdup("rdctl --restore"));
-		return;
-	}
-	it = restore_record_find(&st->rec, m, x->uuid);
-	when = ago(st->rec.time);
-	if (!it)
-		set_why(x, xstrdup("not restored"),
-			xasprintf("the last restore (%s) did not do this line: the configuration changed since?", when),
-			xstrdup("rdctl --restore"));
-	else if (it->action && !strcmp(it->action, "warming"))
-		set_why(x, xstrdup("warm-up stopped"),
-			xasprintf("the warm-up copy the last restore (%s) started into %s stopped before md took the disk back (journalctl -t rdctl says why)",
-				  when, it->rd ? it->rd : "a RAM disk"),
-			xstrdup("rdctl --restore"));
-	else if (it->action && (!strcmp(it->action, "added") || !strcmp(it->action, "already")))
-		set_why(x, xstrdup("member failed"),
-			xasprintf("the last restore (%s) left RAM member %s in it, which has failed or been removed since",
-				  when, it->rd ? it->rd : "(unknown)"),
-			xstrdup("see dmesg; then rdctl --restore"));
-	else
-		why_failed(x, it, st->config_path);
-	free(when);
+	why_missing(&in, &w);
+	set_why(x, w.brief, w.reason, w.fix);
+	x->member_finding = w.finding;
+	x->member_severity = w.severity;
 }
 
 /* The rd disk called name ("rd0"), or NULL when there is none. */
@@ -363,7 +225,7 @@ static void mirror_of_array(struct status *st, struct mirror *x, const struct co
 			return;
 		x->state = MIRROR_MISSING;
 		x->progress = 0;
-		why_missing(st, x, m);
+		why_no_member(st, x, m);
 		return;
 	}
 	x->rd = xstrdup(ram->name);
