@@ -379,6 +379,25 @@ then pass; else fail "status member absent: $(cat "$out")"; fi
 # the text says the state and the command that fixes it
 run "status member absent text" 3 --status --config "$conf"
 expect_out_has "status member absent text" "! WARNING  md0 (line 1 of $conf) has no fast member: its member disk $broot/dev/disk/by-id/nvme-gone is absent: the array runs from its persistent disks; fix: put a disk at $broot/dev/disk/by-id/nvme-gone, then rdctl --restore: it fills a blank one, never one holding other data"
+# the disk came back after that restore (its record says absent): the
+# text says so and what --restore does with it, never a restore failure
+mkdir -p "$broot/dev/disk/by-id"
+: >"$broot/dev/nvme0n1"
+ln -sf ../../nvme0n1 "$broot/dev/disk/by-id/nvme-gone"
+run "status member back" 3 --status --config "$conf"
+expect_out_has "status member back" "! WARNING  md0 (line 1 of $conf) has no fast member: its member disk $broot/dev/disk/by-id/nvme-gone was absent when the last restore ran ("
+expect_out_has "status member back" ") and is there now: no restore has taken it in since; fix: rdctl --restore: it re-adds a disk that kept this array's data, fills a blank one, never writes one holding other data"
+expect_out_lacks "status member back" "restore failed"
+run "status member back json" 3 --status --json --config "$conf"
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); w=[x for x in d["warnings"] if x["array"]=="md0" and x["code"] in ("not_restored","member_absent","member_foreign")]; sys.exit(not (len(w)==1 and w[0]["code"]=="not_restored" and w[0]["severity"]=="WARNING"))' "$out"
+then pass; else fail "status member back json: $(cat "$out")"; fi
+run "status member back nagios" 1 --status --nagios --config "$conf"
+expect_out_has "status member back nagios" "member disk back, not restored"
+# a restore re-added it, and it left the array since: said of the disk
+printf '{"restore": [{"array": "md0", "spec": "md0", "line": 1, "uuid": null, "rd": "nvme0n1", "action": "re-added", "error": null}], "time": 1}\n' >"$RDCTL_RUN_DIR/restore.json"
+run "status member re-added, gone" 3 --status --config "$conf"
+expect_out_has "status member re-added, gone" "has no fast member: the last restore ("
+expect_out_has "status member re-added, gone" ") left member disk nvme0n1 in it, which has failed or been removed since; fix: see dmesg; then rdctl --restore"
 # the restore found another array's superblock on it (the record says so): CRITICAL
 mkdir -p "$broot/dev/disk/by-id"
 : >"$broot/dev/nvme0n1"

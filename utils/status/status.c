@@ -447,7 +447,8 @@ static void mirror_findings(struct status *st)
 				     xasprintf("%s has no fast member: %s; fix: %s", where, x->reason, x->fix));
 		else if (x->state == MIRROR_MISSING)
 			warnings_add(&st->w, SEV_WARNING, "not_restored", x->array, NULL,
-				     xasprintf("%s has no RAM member: %s; fix: %s", where, x->reason, x->fix));
+				     xasprintf("%s has no %s member: %s; fix: %s", where, x->member ? "fast" : "RAM",
+					       x->reason, x->fix));
 		else
 			warnings_add(&st->w, SEV_WARNING, "array_missing", x->array, NULL,
 				     xasprintf("%s is not running: %s; fix: %s", where, x->reason, x->fix));

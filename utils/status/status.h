@@ -64,7 +64,8 @@ struct mirror {
 	/*
 	 * member=PATH: the fast member is this disk (NULL: RAM); when it is
 	 * not in the array, member_finding names the finding of its state
-	 * (member_absent, member_foreign) at member_severity, else NULL.
+	 * (member_absent, member_foreign; not_restored once it is back after
+	 * a restore that found it absent) at member_severity, else NULL.
 	 */
 	char *member;
 	const char *member_finding;

@@ -75,6 +75,12 @@ static void why_failed(struct why *x, const struct restore_rec_item *it, const c
 	else if (it->action && !strcmp(it->action, "refused"))
 		set_why(x, xstrdup("restore refused"), xasprintf("restore refused it: %s", msg),
 			xstrdup("see the message; then rdctl --restore"));
+	else if (!it->code && !it->message && it->action)
+		/* an action this rdctl does not know, with no error: say what was recorded, not a failure */
+		set_why(x, xstrdup("not restored"),
+			xasprintf("the last restore recorded \"%s\" for it, with no error, and left no fast member in it",
+				  it->action),
+			xstrdup("rdctl --restore (see journalctl -b -u rdmirror-restore.service)"));
 	else
 		set_why(x, xstrdup("restore failed"), xasprintf("restore failed: %s%s%s", c, *c ? ": " : "", msg),
 			xstrdup("rdctl --restore (see journalctl -b -u rdmirror-restore.service)"));
@@ -101,6 +107,18 @@ static bool why_disk_missing(const struct why_input *in, struct why *x)
 		return true;
 	}
 	it = in->rec->valid ? restore_record_find(in->rec, m, in->uuid) : NULL;
+	if (it && it->action && !strcmp(it->action, "absent")) {
+		/* (the record of an absent disk holds no error: the restore went on without it) */
+		when = ago(in->rec->time);
+		x->finding = "not_restored";
+		x->severity = SEV_WARNING;
+		set_why(x, xstrdup("member disk back, not restored"),
+			xasprintf("its member disk %s was absent when the last restore ran (%s) and is there now: no restore has taken it in since",
+				  m->member, when),
+			xstrdup("rdctl --restore: it re-adds a disk that kept this array's data, fills a blank one, never writes one holding other data"));
+		free(when);
+		return true;
+	}
 	if (!it || !it->action || strcmp(it->action, "foreign"))
 		return false;
 	when = ago(in->rec->time);
@@ -161,10 +179,11 @@ void why_missing(const struct why_input *in, struct why *x)
 			xasprintf("the warm-up copy the last restore (%s) started into %s stopped before md took the disk back (journalctl -t rdctl says why)",
 				  when, it->rd ? it->rd : "a RAM disk"),
 			xstrdup("rdctl --restore"));
-	else if (it->action && (!strcmp(it->action, "added") || !strcmp(it->action, "already")))
+	else if (it->action && (!strcmp(it->action, "added") || !strcmp(it->action, "already") ||
+				!strcmp(it->action, "re-added")))
 		set_why(x, xstrdup("member failed"),
-			xasprintf("the last restore (%s) left RAM member %s in it, which has failed or been removed since",
-				  when, it->rd ? it->rd : "(unknown)"),
+			xasprintf("the last restore (%s) left %s %s in it, which has failed or been removed since",
+				  when, m->member ? "member disk" : "RAM member", it->rd ? it->rd : "(unknown)"),
 			xstrdup("see dmesg; then rdctl --restore"));
 	else
 		why_failed(x, it, in->config_path);

@@ -28,8 +28,9 @@ struct why {
 	char *reason;		/* the sentence (allocated) */
 	char *fix;		/* the command that fixes it (allocated) */
 	/*
-	 * The member disk's own finding (member_absent, member_foreign) at
-	 * severity; NULL when the reason is a restore's (not_restored).
+	 * A member disk's finding at severity: member_absent, member_foreign,
+	 * or not_restored when it came back after a restore that found it
+	 * absent; NULL for a RAM member (not_restored, said of a RAM member).
 	 */
 	const char *finding;
 	enum severity severity;
