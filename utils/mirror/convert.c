@@ -196,16 +196,6 @@ static int conf_fit(struct mirror_ctx *c)
 	return mdadm_conf_fit_step(c->r);
 }
 
-static int attach(struct mirror_ctx *c)
-{
-	struct mirror_run *r = c->r;
-	int rc = mirror_attach(r, r->size, r->prealloc);
-
-	if (!rc)
-		c->rdpath = r->rd ? md_dev_path(r->rd) : xasprintf("%s/rdN", dev_root());
-	return rc;
-}
-
 static int bitmap(struct mirror_ctx *c)
 {
 	convert_of(c)->bitmap = warm_bitmap(c->r, c->kname, c->mdpath);
@@ -346,7 +336,7 @@ static int failed_write_behind(struct mirror_ctx *c)
 static const struct verb_step convert_steps[] = {
 	{ "the configuration line", NULL, conf_line, failed_unchanged },
 	{ "mdadm.conf fits the grow", NULL, conf_fit, failed_undo_attach },
-	{ "the RAM disk attached", mirror_ctx_ram, attach, failed_undo_attach },
+	{ "the RAM disk attached", mirror_ctx_ram, mirror_step_attach, failed_undo_attach },
 	{ "an internal bitmap for the warm start", NULL, bitmap, NULL },
 	{ "the grow, the RAM slot empty", with_bitmap, grow_empty, failed_undo_grow },
 	{ "the warm start, or the disk added", with_bitmap, warm_or_add, failed_slot_empty },

@@ -106,7 +106,7 @@ static bool created_here(const struct mirror_opts *o, const char *kname, char *c
 		char *dev = md_dev_path(m->name);
 		char *real = realpath(dev, NULL);
 
-		ours = !m->is_ram && m->write_mostly;
+		ours = !md_is_fast(m) && m->write_mostly;
 		for (size_t j = 0; ours && j < ndisks; j++) {
 			char *given = realpath(disks[j], NULL);
 
@@ -352,16 +352,6 @@ static int conf_line(struct mirror_ctx *c)
  * until it is in sync. With --bitmap none, or when it cannot start, md
  * recovers an added disk in full.
  */
-static int attach(struct mirror_ctx *c)
-{
-	struct mirror_run *r = c->r;
-	int rc = mirror_attach(r, r->size, r->prealloc);
-
-	if (!rc)
-		c->rdpath = r->rd ? md_dev_path(r->rd) : xasprintf("%s/rdN", dev_root());
-	return rc;
-}
-
 static int disks_read_balanced(struct mirror_ctx *c)
 {
 	return disks_write_mostly(c->r, sysfs_name(c), false);
@@ -461,7 +451,7 @@ static const struct verb_step create_steps[] = {
 	{ "the array's name", not_dry_run, array_found, NULL },
 	{ "the RAM member's size", not_dry_run, member_size, failed_undo_create },
 	{ "the configuration line", NULL, conf_line, failed_undo_create },
-	{ "the RAM disk attached", mirror_ctx_ram, attach, failed_attach },
+	{ "the RAM disk attached", mirror_ctx_ram, mirror_step_attach, failed_attach },
 	{ "the disks read-balanced for the copy", with_bitmap, disks_read_balanced, failed_detach },
 	{ "the warm start", with_bitmap, warm_start, NULL },
 	{ "no warm start: the disks write-mostly", not_warm, disks_back, failed_detach },

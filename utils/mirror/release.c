@@ -329,7 +329,7 @@ static void release_array(const struct mirror_opts *o, struct md_array *a, struc
 	c->array = c->kname;
 	c->mdpath = md_dev_path(c->kname);
 	for (size_t j = 0; j < c->a.nmembers; j++) {
-		if (!c->a.members[j].is_ram)
+		if (!md_is_fast(&c->a.members[j]))
 			continue;
 		v.m = &c->a.members[j];
 		v.it = boot_item_new(rep, c->kname);

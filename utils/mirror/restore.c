@@ -65,7 +65,7 @@
 const struct md_member *restore_rd_member(const struct md_array *a)
 {
 	for (size_t i = 0; i < a->nmembers; i++)
-		if (a->members[i].is_ram)
+		if (md_is_fast(&a->members[i]))
 			return &a->members[i];
 	return NULL;
 }

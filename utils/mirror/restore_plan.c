@@ -36,7 +36,7 @@ static char *wm_plan(const struct md_array *a)
 		const struct md_member *m = &a->members[i];
 		char *t;
 
-		if (m->is_ram || m->faulty || m->write_mostly)
+		if (md_is_fast(m) || m->faulty || m->write_mostly)
 			continue;
 		t = xasprintf("%s%s%s", s, n++ ? " " : "; would make ", m->name);
 		free(s);
