@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/config.h"
 #include "lib/errors.h"
 #include "lib/size.h"
 #include "lib/sysfs.h"
@@ -129,7 +130,7 @@ static int convert_refused(struct mirror_ctx *c, uint64_t *size)
 	}
 	if (c->o->member)
 		return member_check(c->o->member, c->o->force, need, member_lbs(c->kname), &c->member);
-	return check_memory(c->o->ignore_memory, *size, "the RAM member");
+	return mirror_check_memory(c, *size);
 }
 
 /* One --convert: whether the warm start can be tried, and whether it was. */
@@ -267,8 +268,9 @@ static int report(struct mirror_ctx *c)
 {
 	struct mirror_run *r = c->r;
 	char *s = size_mib_str(r->size);
-	int rc = mirror_print_summary(r, xasprintf("Converted %s: %s (%s%s) %s, %s; disks write-mostly; %s %s", c->kname, r->rd, s,
-						   r->prealloc ? ", preallocated" : "",
+	int rc = mirror_print_summary(r, xasprintf("Converted %s: %s (%s%s%s%s) %s, %s; disks write-mostly; %s %s", c->kname, r->rd, s,
+						   r->prealloc ? ", preallocated" : "", r->comp ? ", compressed with " : "",
+						   r->comp ? config_comp_name(r->comp) : "",
 						   convert_of(c)->warm ? "warm start (rdctl copies the array into it, then md recovers what was written during the copy)" : "added",
 						   r->sync ? r->sync : "state unknown",
 						   r->config_changed ? "added to" : "already in", r->config_path));
@@ -378,6 +380,8 @@ int cmd_convert(const struct mirror_opts *o, const char *array)
 					  c->kname));
 	r.size = size;
 	r.prealloc = o->prealloc;
+	r.comp = o->compress;
+	r.mem_limit = c->mem_limit;
 	if (o->member)
 		mirror_ctx_member(c);
 	rc = MIRROR_RUN_STEPS(c, convert_steps);

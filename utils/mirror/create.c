@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/config.h"
 #include "lib/errors.h"
 #include "lib/size.h"
 #include "lib/sysfs.h"
@@ -390,8 +391,9 @@ static int report(struct mirror_ctx *c)
 	struct mirror_run *r = c->r;
 	char *s = strv_join(r->members, r->nmembers, " ");
 	char *sz = size_mib_str(r->size);
-	int rc = mirror_print_summary(r, xasprintf("Created %s: %s (%s%s) %s and %s write-mostly, bitmap %s; %s; %s %s",
+	int rc = mirror_print_summary(r, xasprintf("Created %s: %s (%s%s%s%s) %s and %s write-mostly, bitmap %s; %s; %s %s",
 						   c->kname, r->rd, sz, r->prealloc ? ", preallocated" : "",
+						   r->comp ? ", compressed with " : "", r->comp ? config_comp_name(r->comp) : "",
 						   create_of(c)->warm ? "by a warm start (rdctl copies the array into it, then md recovers what was written during the copy)" : "added",
 						   s, r->bitmap, r->sync ? r->sync : "state unknown",
 						   r->config_changed ? "added to" : "already in", r->config_path));
@@ -508,7 +510,7 @@ int cmd_create(const struct mirror_opts *o, const char *array, char *const disks
 		rc = create_check_member(&v, smallest);
 	/* The RAM member needs at most what the smallest disk holds. */
 	else
-		rc = check_memory(o->ignore_memory, o->auto_size ? smallest : o->size, "the RAM member");
+		rc = mirror_check_memory(c, o->auto_size ? smallest : o->size);
 	if (rc)
 		goto out;
 	mirror_run_init(&r, "create", c->kname ? c->kname : array, o->dry_run, o->json);
@@ -516,6 +518,8 @@ int cmd_create(const struct mirror_opts *o, const char *array, char *const disks
 	r.bitmap = o->bitmap_none ? "none" : "internal";
 	r.size = o->auto_size ? smallest : o->size;
 	r.prealloc = o->prealloc;
+	r.comp = o->compress;
+	r.mem_limit = c->mem_limit;
 	create_notes(&v, &r);
 	if (o->member)
 		mirror_ctx_member(c);

@@ -28,6 +28,7 @@ struct mirror_ctx {
 	struct mirror_run *r;	/* the record of the steps, once they start */
 	char *rdpath;		/* the attached RAM disk's path (a dry run: DEV/rdN), or --member's */
 	struct disk_info member;	/* --member: the disk, checked (member.h); zeroed for RAM */
+	uint64_t mem_limit;	/* --compress: the RAM member's bound (mirror_check_memory()) */
 };
 
 #endif
