@@ -20,6 +20,13 @@
  *   RDCTL_FAKE_WRITE_FAIL=SUFFIX[:N]  rdctl's Nth (default: every) open(2)
  *                                  for writing of a path ending in SUFFIX
  *                                  fails with EIO (a sysfs write md refuses)
+ *   RDCTL_FAKE_COMPRESS=1          ADD takes RDMIRROR_ADD_COMPRESS (comp lz4
+ *                                  or zstd, not with PREALLOC) as a module
+ *                                  with compression does, and logs
+ *                                  "ioctl ADD_COMPRESS <comp> <mem_limit>"
+ *                                  after the ADD line; without it, ADD
+ *                                  refuses the flag as a module without
+ *                                  compression does (EINVAL)
  * The shim checks what the kernel checks about the structs: the ABI
  * version, and that reserved and "out" fields are zero (else EINVAL).
  */
@@ -112,14 +119,21 @@ int ioctl(int fd, unsigned long req, ...)
 	}
 	if (req == RDMIRROR_CTL_ADD) {
 		struct rdmirror_add *a = arg;
+		const char *cz = getenv("RDCTL_FAKE_COMPRESS");
+		unsigned flags = cz && *cz ? RDMIRROR_ADD_ALL_FLAGS | RDMIRROR_ADD_COMPRESS : RDMIRROR_ADD_ALL_FLAGS;
+		int comp = (a->flags & RDMIRROR_ADD_COMPRESS) != 0;
 
-		if (a->version != RDMIRROR_ABI_VERSION || a->index || a->comp || a->mem_limit ||
-		    !zero(a->reserved, sizeof(a->reserved)) || (a->flags & ~RDMIRROR_ADD_ALL_FLAGS)) {
+		if (a->version != RDMIRROR_ABI_VERSION || a->index || (!comp && (a->comp || a->mem_limit)) ||
+		    (comp && ((a->comp != RDMIRROR_COMP_LZ4 && a->comp != RDMIRROR_COMP_ZSTD) ||
+			      (a->flags & RDMIRROR_ADD_PREALLOC))) ||
+		    !zero(a->reserved, sizeof(a->reserved)) || (a->flags & ~flags)) {
 			errno = EINVAL;
 			return -1;
 		}
 		a->index = idx ? (unsigned)atoi(idx) : 3;
 		log_line("ADD", a->size, a->flags);
+		if (comp)
+			log_line("ADD_COMPRESS", a->comp, a->mem_limit);
 	} else if (req == RDMIRROR_CTL_RESIZE) {
 		struct rdmirror_resize *r = arg;
 

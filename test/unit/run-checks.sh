@@ -411,6 +411,8 @@ rmdir "$a" && mv "$a.off" "$a"
 . "$here/mirror-checks.sh"
 # shellcheck source=test/unit/verb-checks.sh
 . "$here/verb-checks.sh"
+# shellcheck source=test/unit/compress-checks.sh
+. "$here/compress-checks.sh"
 # shellcheck source=test/unit/lock-checks.sh
 . "$here/lock-checks.sh"
 # shellcheck source=test/unit/status-checks.sh

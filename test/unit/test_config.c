@@ -4,7 +4,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <rdmirror.h>
+
 #include "lib/config.h"
+
 #include "unit.h"
 #include "lib/util.h"
 
@@ -54,6 +57,18 @@ static void good_lines(void)
 }
 
 /* one bad line between two good ones: the error names the line, the good ones stay */
+/* compress=NAME, any case: the compressor of the line; none without it */
+static void compressed_line(void)
+{
+	struct config c;
+
+	config_parse_text("f", "md0 auto compress=ZSTD\nmd1 8G compress=lz4\nmd2 auto\n", &c);
+	CHECK_U64(c.nerrs, 0);
+	CHECK(c.n == 3 && c.v[0].comp == RDMIRROR_COMP_ZSTD && c.v[1].comp == RDMIRROR_COMP_LZ4 &&
+	      c.v[2].comp == RDMIRROR_COMP_NONE);
+	config_free(&c);
+}
+
 static void bad_line(const char *line, const char *want)
 {
 	char *text = xasprintf("md0 auto\n%s\nmd1 1G\n", line);
@@ -323,7 +338,13 @@ void test_config(void)
 	/* the SIZE column is read by size_parse(), as --attach reads it */
 	bad_line("md2 1MB", "invalid size '1MB': 1000000 bytes is not a multiple of 4 KiB (4096 bytes); "
 		 "the nearest valid sizes are 999424 (976 KiB) and 1003520 (980 KiB); SIZE may also be 'auto'");
-	bad_line("md2 auto prealloc fast", "unknown option 'fast': the options are prealloc and member=PATH");
+	bad_line("md2 auto prealloc fast", "unknown option 'fast': the options are prealloc, member=PATH and compress=lz4|zstd");
+	bad_line("md2 auto compress=gzip", "compress=gzip: unknown compressor, expected lz4 or zstd");
+	bad_line("md2 auto compress=lz4 compress=zstd", "compress= given twice (lz4 and zstd)");
+	bad_line("md2 auto compress=lz4 prealloc",
+		 "compress=lz4 is for a RAM member: not with prealloc (a compressed disk's memory is what its data takes)");
+	bad_line("md2 auto compress=zstd member=/dev/disk/by-id/x", "compress=zstd is for a RAM member: not with member=");
+	compressed_line();
 	bad_line("/dev/md0 2G", "/dev/md0 is already configured on line 1");
 	bad_line("a b c d e f g h i j k l m n o p q", "too many words: expected ARRAY SIZE [prealloc]");
 	CHECK(config_uuid_valid("79387934:aaaad032:f56c6261:de230a86"));

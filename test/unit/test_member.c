@@ -99,8 +99,32 @@ static void registry_checks(const char *root)
 	for (size_t i = 0; i < a.nmembers; i++) {
 		bool nvme = !strcmp(a.members[i].name, "nvme0n1");
 
-		CHECK(a.members[i].is_ram == nvme && a.members[i].is_disk == nvme);
+		CHECK(md_is_fast(&a.members[i]) == nvme && md_is_disk(&a.members[i]) == nvme);
 	}
+	md_array_clear(&a);
+}
+
+/* The fast member's kind, once per member: an rd disk is RAM, or compressed when it has a compressor file. */
+static void kind_checks(const char *root)
+{
+	struct md_array a;
+
+	CHECK(fake_write(root, "sys/block/md8/md/level", "raid1") == 0);
+	CHECK(fake_write(root, "sys/block/md8/md/dev-sdc/state", "in_sync,write_mostly") == 0);
+	CHECK(fake_write(root, "sys/block/md8/md/dev-rd5/state", "in_sync") == 0);
+	CHECK(fake_write(root, "sys/block/md8/md/dev-rd6/state", "spare") == 0);
+	CHECK(fake_write(root, "sys/block/rd6/rdmirror/compressor", "zstd") == 0);
+	CHECK(md_array_read("md8", &a) == 0 && a.nmembers == 3);
+	for (size_t i = 0; i < a.nmembers; i++) {
+		const struct md_member *m = &a.members[i];
+		enum md_kind k = !strcmp(m->name, "rd5") ? MD_FAST_RAM : !strcmp(m->name, "rd6") ? MD_FAST_COMPRESSED
+												    : MD_PERSISTENT;
+
+		CHECK(m->kind == k);
+		CHECK(md_is_fast(m) == (k != MD_PERSISTENT) && !md_is_disk(m));
+	}
+	CHECK(!strcmp(md_kind_name(MD_FAST_COMPRESSED), "compressed") && !strcmp(md_kind_name(MD_FAST_RAM), "ram") &&
+	      !strcmp(md_kind_name(MD_FAST_DISK), "disk") && !strcmp(md_kind_name(MD_PERSISTENT), "persistent"));
 	md_array_clear(&a);
 }
 
@@ -109,4 +133,5 @@ void test_member(const char *root)
 	path_checks(root);
 	fit_checks();
 	registry_checks(root);
+	kind_checks(root);
 }

@@ -97,13 +97,13 @@ static void test_arrays(void)
 	CHECK_U64(a[0].nmembers, 3);
 	if (a[0].nmembers == 3) {
 		CHECK_STR(a[0].members[0].name, "rd0");
-		CHECK(a[0].members[0].is_ram && a[0].members[0].in_sync && !a[0].members[0].write_mostly);
+		CHECK(md_is_fast(&a[0].members[0]) && a[0].members[0].in_sync && !a[0].members[0].write_mostly);
 		CHECK(a[0].members[0].slot == 0);
 		CHECK_STR(a[0].members[1].name, "sdb");
-		CHECK(!a[0].members[1].is_ram && a[0].members[1].write_mostly);
+		CHECK(!md_is_fast(&a[0].members[1]) && a[0].members[1].write_mostly);
 		CHECK_STR(a[0].members[1].state, "in_sync,write_mostly");
 		CHECK_STR(a[0].members[2].name, "sdc");
-		CHECK(!a[0].members[2].is_ram && !a[0].members[2].write_mostly && a[0].members[2].in_sync);
+		CHECK(!md_is_fast(&a[0].members[2]) && !a[0].members[2].write_mostly && a[0].members[2].in_sync);
 		CHECK_STR(md_member_role(&a[0].members[2]), "active");
 	}
 	md_arrays_free(a, n);

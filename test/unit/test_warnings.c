@@ -15,7 +15,7 @@ static struct md_member mem(char *name, bool ram, char *state)
 	struct md_member m = { 0 };
 
 	m.name = name;
-	m.is_ram = ram;
+	m.kind = ram ? MD_FAST_RAM : MD_PERSISTENT;
 	m.state = state;
 	m.in_sync = strstr(state, "in_sync") != NULL;
 	m.write_mostly = strstr(state, "write_mostly") != NULL;

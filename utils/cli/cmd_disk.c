@@ -3,6 +3,8 @@
 #include "cli/commands.h"
 
 #include "mirror/checks.h"
+#include "mirror/compress.h"
+#include "mirror/mirror.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 
 #include <rdmirror.h>
 
+#include "lib/config.h"
 #include "lib/errors.h"
 #include "lib/json.h"
 #include "lib/lock.h"
@@ -93,22 +96,54 @@ static int close_control(int fd, int rc)
 	return rc;
 }
 
+/*
+ * The memory check of a new disk: an uncompressed one must fit in what is
+ * available; a compressed one may be larger than RAM, and gets the bound
+ * of compress.h instead (the reserve from the configuration, when it has
+ * a reserve line). 0 or an exit code.
+ */
+static int attach_memory(const struct cli_opts *o, struct rd_spec *spec)
+{
+	struct config cfg;
+	int rc;
+
+	if (!spec->comp)
+		return check_memory(o->m.ignore_memory, spec->size, "attaching this disk");
+	(void)config_read(config_path(o->m.config), &cfg);
+	rc = compress_limit(&cfg, o->m.ignore_memory, spec->size, "a compressed disk", &spec->mem_limit);
+	config_free(&cfg);
+	return rc;
+}
+
+static int attach_failed(int e, const struct rd_spec *spec)
+{
+	char *why;
+	int rc;
+
+	if (e != EINVAL || !spec->comp)
+		return kernel_fail(e, "attach", 0, spec->size, spec->prealloc);
+	why = attach_error(e, spec->size, NULL, spec->comp);
+	rc = fail_errno(e, "%s", why);
+	free(why);
+	return rc;
+}
+
 int cmd_attach(const struct cli_opts *o, uint64_t size)
 {
+	struct rd_spec spec = { .size = size, .prealloc = o->m.prealloc, .comp = o->m.compress };
 	unsigned index = 0;
 	int fd, rc, r;
 	char *sz;
 
 	if ((rc = change_begin("attach")))
 		return rc;
-	rc = check_memory(o->m.ignore_memory, size, "attaching this disk");
-	if (rc)
+	if ((rc = attach_memory(o, &spec)))
 		return rc;
 	rc = control_open(true, &fd);
 	if (rc)
 		return rc;
-	r = ctl_add(fd, size, o->m.prealloc, &index);
-	rc = close_control(fd, r < 0 ? kernel_fail(-r, "attach", 0, size, o->m.prealloc) : 0);
+	r = ctl_add(fd, &spec, &index);
+	rc = close_control(fd, r < 0 ? attach_failed(-r, &spec) : 0);
 	if (rc)
 		return rc;
 	if (o->m.json) {
@@ -117,11 +152,23 @@ int cmd_attach(const struct cli_opts *o, uint64_t size)
 		jset(a, "name", json_sprintf("%s%u", RDMIRROR_DISK_PREFIX, index));
 		jset(a, "size", ju64(size));
 		jset(a, "preallocated", json_boolean(o->m.prealloc));
+		if (spec.comp) {
+			jset(a, "compress", json_string(config_comp_name(spec.comp)));
+			jset(a, "mem_limit", ju64(spec.mem_limit));
+		}
 		jset(root, "attached", a);
 		return json_emit(root);
 	}
 	sz = size_mib_str(size);
-	r = printf("Attached device %s%u of size %s\n", RDMIRROR_DISK_PREFIX, index, sz);
+	if (spec.comp) {
+		char *lim = size_mib_str(spec.mem_limit / 1048576 * 1048576);
+
+		r = printf("Attached device %s%u of size %s, compressed with %s, memory limit %s\n", RDMIRROR_DISK_PREFIX,
+			   index, sz, config_comp_name(spec.comp), lim);
+		free(lim);
+	} else {
+		r = printf("Attached device %s%u of size %s\n", RDMIRROR_DISK_PREFIX, index, sz);
+	}
 	free(sz);
 	if (r < 0 || fflush(stdout) == EOF)
 		return fail_errno(EIO, "cannot write to standard output");

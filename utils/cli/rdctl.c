@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "lib/config.h"
 #include "lib/errors.h"
 #include "lib/size.h"
 #include "lib/sysfs.h"
@@ -28,7 +29,7 @@ static const char *const cmd_names[] = {
 enum { OPT_PREALLOC = 256, OPT_FORCE, OPT_RESTORE, OPT_RELEASE, OPT_WAIT, OPT_CONFIG,
        OPT_CREATE, OPT_CONVERT, OPT_REVERT, OPT_SIZE, OPT_BITMAP, OPT_DRY_RUN, OPT_OUTPUT_ALL,
        OPT_RAW, OPT_TIMEOUT, OPT_DETACH, OPT_FLUSH, OPT_REFRESH, OPT_IGNORE_MEMORY, OPT_IGNORE_KERNEL_BUG,
-       OPT_MEMBER };
+       OPT_MEMBER, OPT_COMPRESS };
 
 /* the output forms of --status for monitoring systems */
 enum { OPT_NAGIOS = 512, OPT_PROMETHEUS };
@@ -83,6 +84,10 @@ static const char usage_text[] =
 "                          memory at once\n"
 "      --size auto|SIZE    with --create, --convert: the RAM member's size\n"
 "                          (default auto: what the array needs of a member)\n"
+"      --compress[=lz4|zstd]\n"
+"                          with --attach, --create, --convert: the RAM disk\n"
+"                          stores its pages compressed (default lz4), under a\n"
+"                          memory limit; it may be larger than RAM\n"
 "      --member PATH       with --create, --convert: the fast member is the\n"
 "                          local disk at PATH (a stable name such as\n"
 "                          /dev/disk/by-id/nvme-...), not RAM\n"
@@ -164,6 +169,7 @@ static const struct opt_def opt_defs[] = {
 	{ "size", required_argument, OPT_SIZE, CMD_NONE, W(CMD_CREATE, CMD_CONVERT), false,
 	  " (--attach and --resize take the size itself)" },
 	{ "member", required_argument, OPT_MEMBER, CMD_NONE, W(CMD_CREATE, CMD_CONVERT), true, NULL },
+	{ "compress", optional_argument, OPT_COMPRESS, CMD_NONE, W(CMD_ATTACH, CMD_CREATE, CMD_CONVERT), false, NULL },
 	{ "bitmap", required_argument, OPT_BITMAP, CMD_NONE, W(CMD_CREATE), false, NULL },
 	{ "dry-run", no_argument, OPT_DRY_RUN, CMD_NONE,
 	  W(CMD_CREATE, CMD_CONVERT, CMD_REVERT, CMD_REFRESH, CMD_RELEASE, CMD_RESTORE), false, NULL },
@@ -342,6 +348,7 @@ struct parsed {
 	enum command cmd;
 	const char *arg;	/* the command option's argument */
 	const char *size_arg, *bitmap_arg, *timeout_arg;
+	const char *compress_arg;	/* --compress's compressor, "lz4" when none was given */
 	bool given[NOPTS];	/* by opt_defs[] index */
 };
 
@@ -455,6 +462,7 @@ static int take_option(struct cli_opts *o, struct parsed *p, int c)
 	case OPT_BITMAP: p->bitmap_arg = optarg; break;
 	case OPT_CONFIG: o->m.config = optarg; break;
 	case OPT_MEMBER: o->m.member = optarg; break;
+	case OPT_COMPRESS: p->compress_arg = optarg ? optarg : "lz4"; break;
 	default: break;
 	}
 	return rc;
@@ -483,6 +491,9 @@ static int parse_args(int argc, char **argv, struct cli_opts *o, struct parsed *
 		d = def_of(c);
 		if (d == NOPTS)
 			continue;
+		/* --compress zstd as well as --compress=zstd: the next word, when it names a compressor */
+		if (c == OPT_COMPRESS && !optarg && optind < argc && config_comp_parse(argv[optind]))
+			optarg = argv[optind++];
 		if (!rc && p->given[d] && opt_defs[d].cmd == CMD_NONE && opt_defs[d].has_arg == required_argument &&
 		    c != 'o')
 			rc = usage_error("--%s given twice: give one", opt_defs[d].name);
@@ -556,6 +567,19 @@ static int check_member_options(const struct cli_opts *o, const struct parsed *p
 	return 0;
 }
 
+/* --compress: a known compressor, for a RAM disk that is not preallocated. */
+static int check_compress_options(struct cli_opts *o, const struct parsed *p)
+{
+	o->m.compress = config_comp_parse(p->compress_arg);
+	if (!o->m.compress)
+		return usage_error("unknown compressor '%s' for --compress: expected lz4 or zstd", p->compress_arg);
+	if (o->m.member)
+		return usage_error("--compress and --member cannot be used together: --compress is for a RAM member, a member disk stores its data as it is");
+	if (o->m.prealloc)
+		return usage_error("--compress and --prealloc cannot be used together: a compressed disk takes memory as its data comes, compressed");
+	return 0;
+}
+
 /* The checks across options, and the values of --timeout, --size and --bitmap. */
 static int check_options(struct cli_opts *o, const struct parsed *p)
 {
@@ -578,6 +602,8 @@ static int check_options(struct cli_opts *o, const struct parsed *p)
 		return usage_error("--config needs a file name");
 	if (o->m.dry_run && o->m.wait)
 		return usage_error("--dry-run and --wait cannot be used together: a dry run starts nothing to wait for");
+	if (p->compress_arg && (rc = check_compress_options(o, p)))
+		return rc;
 	if (o->m.member && (rc = check_member_options(o, p)))
 		return rc;
 	if (o->m.force && p->cmd == CMD_CONVERT && !o->m.member)

@@ -9,6 +9,8 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include <rdmirror.h>
+
 #include "lib/seams.h"
 #include "lib/size.h"
 #include "lib/util.h"
@@ -218,6 +220,40 @@ static char *parse_member(const char *path, struct conf_mirror *m)
 	return NULL;
 }
 
+unsigned config_comp_parse(const char *name)
+{
+	if (!strcasecmp(name, "lz4"))
+		return RDMIRROR_COMP_LZ4;
+	if (!strcasecmp(name, "zstd"))
+		return RDMIRROR_COMP_ZSTD;
+	return RDMIRROR_COMP_NONE;
+}
+
+const char *config_comp_name(unsigned comp)
+{
+	switch (comp) {
+	case RDMIRROR_COMP_NONE:
+		return "none";
+	case RDMIRROR_COMP_LZ4:
+		return "lz4";
+	case RDMIRROR_COMP_ZSTD:
+		return "zstd";
+	default:
+		return "unknown";
+	}
+}
+
+/* compress=NAME: the RAM member stores its pages compressed with NAME. */
+static char *parse_compress(const char *name, struct conf_mirror *m)
+{
+	if (m->comp)
+		return xasprintf("compress= given twice (%s and %s)", config_comp_name(m->comp), name);
+	m->comp = config_comp_parse(name);
+	if (!m->comp)
+		return xasprintf("compress=%s: unknown compressor, expected lz4 or zstd", name);
+	return NULL;
+}
+
 /* Parse one line (comment already cut). NULL, or a malloc'd error message. */
 static char *parse_line(struct config *c, char *text, int line, bool *empty)
 {
@@ -265,7 +301,18 @@ static char *parse_line(struct config *c, char *text, int line, bool *empty)
 				goto bad;
 			continue;
 		}
-		msg = xasprintf("unknown option '%s': the options are prealloc and member=PATH", words[i]);
+		if (!strncasecmp(words[i], "compress=", 9)) {
+			msg = parse_compress(words[i] + 9, &m);
+			if (msg)
+				goto bad;
+			continue;
+		}
+		msg = xasprintf("unknown option '%s': the options are prealloc, member=PATH and compress=lz4|zstd", words[i]);
+		goto bad;
+	}
+	if (m.comp && (m.prealloc || m.member)) {
+		msg = xasprintf("compress=%s is for a RAM member: not with %s", config_comp_name(m.comp),
+				m.member ? "member=" : "prealloc (a compressed disk's memory is what its data takes)");
 		goto bad;
 	}
 	if (m.member && (m.prealloc || !m.auto_size)) {

@@ -6,9 +6,10 @@
  *   ARRAY    /dev/mdN, mdN, /dev/md/NAME, or UUID=xxxxxxxx:xxxxxxxx:xxxxxxxx:xxxxxxxx
  *            (the array UUID as mdadm --detail prints it; hex digits, any case)
  *   SIZE     auto (what the array needs from a member), or a size as for --attach
- *   OPTIONS  prealloc, or member=PATH: the fast member is the local disk
+ *   OPTIONS  prealloc; or member=PATH: the fast member is the local disk
  *            at PATH (a stable name, /dev/disk/by-id/...), not RAM; its SIZE
- *            is auto
+ *            is auto; or compress=lz4|zstd: the RAM member stores its
+ *            pages compressed (not with prealloc or member=)
  * and setting lines, each at most once:
  *   reserve SIZE|N%   memory --restore leaves free after the RAM members it
  *            attaches are full (default: see config_reserve_bytes())
@@ -57,7 +58,13 @@ struct conf_mirror {
 	uint64_t size;		/* bytes, when !auto_size */
 	bool prealloc;
 	char *member;		/* member=PATH: the fast member is this disk; NULL: RAM */
+	unsigned comp;		/* compress=NAME: RDMIRROR_COMP_*; RDMIRROR_COMP_NONE: uncompressed */
 };
+
+/* The compressor of that name ("lz4", "zstd", any case): RDMIRROR_COMP_*, or 0 when unknown. */
+unsigned config_comp_parse(const char *name);
+/* "lz4", "zstd"; "none" for RDMIRROR_COMP_NONE, "unknown" otherwise. */
+const char *config_comp_name(unsigned comp);
 
 struct conf_error {
 	int line;		/* 0: the file itself */

@@ -118,6 +118,27 @@ static int read_count(const char *dir, const char *name, int64_t *out)
 	return 0;
 }
 
+/* A compressed disk's files (RDMIRROR_ADD_COMPRESS in rdmirror.h): none when it has no compressor file. */
+static int read_compressed(const char *dir, struct rd_disk *d)
+{
+	char *path = xasprintf("%s/rdmirror/compressor", dir);
+	int r = read_text_file(path, &d->compressor);
+
+	free(path);
+	if (r == -ENOENT) {
+		d->compressor = NULL;
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	if ((r = read_count(dir, "data_bytes", &d->data_bytes)) < 0 ||
+	    (r = read_count(dir, "mem_limit", &d->mem_limit)) < 0 ||
+	    (r = read_count(dir, "same_pages", &d->same_pages)) < 0 ||
+	    (r = read_count(dir, "huge_pages", &d->huge_pages)) < 0)
+		return r;
+	return read_count(dir, "checksum_errors", &d->checksum_errors);
+}
+
 int rd_disk_read(unsigned index, struct rd_disk *d)
 {
 	char *dir = xasprintf("%s/block/%s%u", sysfs_root(), RDMIRROR_DISK_PREFIX, index);
@@ -128,6 +149,7 @@ int rd_disk_read(unsigned index, struct rd_disk *d)
 	memset(d, 0, sizeof(*d));
 	d->preallocated = -1;
 	d->memory_errors = d->replaced_pages = d->refused_writes = -1;
+	d->data_bytes = d->mem_limit = d->same_pages = d->huge_pages = d->checksum_errors = -1;
 	d->index = index;
 	d->name = xasprintf("%s%u", RDMIRROR_DISK_PREFIX, index);
 
@@ -165,6 +187,8 @@ int rd_disk_read(unsigned index, struct rd_disk *d)
 	if ((r = read_count(dir, "memory_errors", &d->memory_errors)) < 0 ||
 	    (r = read_count(dir, "replaced_pages", &d->replaced_pages)) < 0 ||
 	    (r = read_count(dir, "refused_writes", &d->refused_writes)) < 0)
+		goto fail;
+	if ((r = read_compressed(dir, d)) < 0)
 		goto fail;
 
 	path = xasprintf("%s/queue/iostats", dir);
@@ -229,6 +253,7 @@ void rd_disk_clear(struct rd_disk *d)
 	free(d->name);
 	free_names(d->holders, d->nholders);
 	free(d->mountpoint);
+	free(d->compressor);
 	memset(d, 0, sizeof(*d));
 }
 

@@ -21,6 +21,15 @@ struct rd_disk {
 	int64_t memory_errors, replaced_pages;
 	/* writes refused for the module's mem_limit (-1 when not said) */
 	int64_t refused_writes;
+	/*
+	 * A disk created compressed: its compressor ("lz4", "zstd"; NULL:
+	 * uncompressed), and (-1 when not said) the bytes of data it holds
+	 * before compression (allocated is what they take), its memory
+	 * bound (0: none), pages held as one word or whole, and reads failed
+	 * for a checksum or a decompression.
+	 */
+	char *compressor;
+	int64_t data_bytes, mem_limit, same_pages, huge_pages, checksum_errors;
 	/* queue/iostats reads 0: its reads and writes are not counted */
 	bool io_uncounted;
 	bool has_devnum;

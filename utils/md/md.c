@@ -19,6 +19,36 @@ bool md_name_is_rd(const char *name)
 	return !strchr(name, '/') && rd_parse_name(name, &index);
 }
 
+enum md_kind md_member_kind(const char *name)
+{
+	char *path;
+	bool comp;
+
+	if (md_name_is_fast_disk(name))
+		return MD_FAST_DISK;
+	if (!md_name_is_rd(name))
+		return MD_PERSISTENT;
+	path = xasprintf("%s/block/%s/rdmirror/compressor", sysfs_root(), name);
+	comp = path_exists(path);
+	free(path);
+	return comp ? MD_FAST_COMPRESSED : MD_FAST_RAM;
+}
+
+const char *md_kind_name(enum md_kind k)
+{
+	switch (k) {
+	case MD_FAST_RAM:
+		return "ram";
+	case MD_FAST_COMPRESSED:
+		return "compressed";
+	case MD_FAST_DISK:
+		return "disk";
+	case MD_PERSISTENT:
+		break;
+	}
+	return "persistent";
+}
+
 static char **fast_disks;
 static size_t nfast_disks;
 
@@ -121,8 +151,7 @@ static int read_member(const char *mddir, const char *entry, struct md_member *m
 
 	memset(m, 0, sizeof(*m));
 	m->name = xstrdup(entry + 4);	/* skip "dev-" */
-	m->is_disk = md_name_is_fast_disk(m->name);
-	m->is_ram = m->is_disk || md_name_is_rd(m->name);
+	m->kind = md_member_kind(m->name);
 	r = read_opt_str(dir, "state", &m->state);
 	if (r == 0)
 		r = read_opt_int(dir, "slot", &m->slot);
@@ -274,7 +303,7 @@ int md_arrays_with_rd(struct md_array **arrays, size_t *n)
 			return r;
 		}
 		for (size_t j = 0; j < a.nmembers; j++)
-			has_rd |= a.members[j].is_ram;
+			has_rd |= md_is_fast(&a.members[j]);
 		if (!has_rd) {
 			md_array_clear(&a);
 			continue;
@@ -326,13 +355,13 @@ void md_ram_only_ranges(const struct md_array *a, struct md_ranges *out)
 
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < a->nmembers; i++)
-		ram |= a->members[i].is_ram && a->members[i].in_sync && !a->members[i].faulty;
+		ram |= md_is_fast(&a->members[i]) && a->members[i].in_sync && !a->members[i].faulty;
 	if (!ram)
 		return;
 	for (size_t i = 0; i < a->nmembers; i++) {
 		const struct md_member *m = &a->members[i];
 
-		if (m->is_ram || m->faulty || !m->in_sync)
+		if (md_is_fast(m) || m->faulty || !m->in_sync)
 			continue;
 		if (first) {
 			for (size_t j = 0; j < m->bad.n; j++)
@@ -355,7 +384,7 @@ bool md_ram_slot_low(const struct md_array *a)
 
 		if (m->faulty || m->slot < 0)
 			continue;
-		if (m->is_ram)
+		if (md_is_fast(m))
 			ram = m->slot;
 		else if (m->slot > top)
 			top = m->slot;
@@ -373,7 +402,7 @@ void md_count_slots(const struct md_array *a, int *slotted, int *persistent, int
 		if (m->faulty || m->slot < 0)
 			continue;
 		(*slotted)++;
-		if (m->is_ram)
+		if (md_is_fast(m))
 			continue;
 		(*persistent)++;
 		if (m->slot > *top_persistent)

@@ -9,16 +9,21 @@
 
 #include "md/md_badblocks.h"
 
+/*
+ * What a member is to its mirror: a persistent disk, or the fast member
+ * of one of its three kinds. Every rule of the fast member (the highest
+ * slot, never write-mostly, never the truth) holds for each kind.
+ */
+enum md_kind {
+	MD_PERSISTENT,		/* a disk of the mirror: write-mostly, the truth */
+	MD_FAST_RAM,		/* an rd disk */
+	MD_FAST_COMPRESSED,	/* an rd disk created compressed (its rdmirror/compressor file) */
+	MD_FAST_DISK,		/* the local disk rdmirror.conf names (md_fast_disk_add()) */
+};
+
 struct md_member {
 	char *name;		/* kernel name: "rd0", "sdb1" */
-	/*
-	 * The fast member: an rd disk, or the local disk that rdmirror.conf
-	 * names as a mirror's fast member (is_disk; md_fast_disk_add()).
-	 * Every rule of the RAM member (the highest slot, never write-mostly,
-	 * never the truth) is the fast member's.
-	 */
-	bool is_ram;
-	bool is_disk;		/* the fast member is a local disk, not RAM */
+	enum md_kind kind;	/* set once, by md_array_read() (md_member_kind()) */
 	char *state;		/* dev-X/state as is: "in_sync,write_mostly"; NULL unknown */
 	bool write_mostly, in_sync, spare;
 	/*
@@ -54,10 +59,28 @@ struct md_array {
 /* Is this kernel block device name an rd disk? */
 bool md_name_is_rd(const char *name);
 
+/* The member is the fast member (of any kind), or the fast member is a local disk. */
+static inline bool md_is_fast(const struct md_member *m)
+{
+	return m->kind != MD_PERSISTENT;
+}
+
+static inline bool md_is_disk(const struct md_member *m)
+{
+	return m->kind == MD_FAST_DISK;
+}
+
+/* The kind of the member of that kernel name, from its name and sysfs. */
+enum md_kind md_member_kind(const char *name);
+/* "ram", "compressed", "disk", "persistent": the kind in JSON and metrics. */
+const char *md_kind_name(enum md_kind k);
+
 /*
  * The local disks named as fast members (member=PATH of rdmirror.conf, or
- * --member), by kernel name ("nvme0n1"): md_array_read() marks a member
- * of that name is_ram and is_disk. For the life of the process.
+ * --member), by kernel name ("nvme0n1"): md_array_read() gives a member
+ * of that name the kind MD_FAST_DISK. For the life of the process: a
+ * member's name alone does not tell a local fast disk from a persistent
+ * one, the configuration does.
  */
 void md_fast_disk_add(const char *name);
 bool md_name_is_fast_disk(const char *name);

@@ -558,7 +558,7 @@ int md_disks_write_mostly(const char *mdname, bool on, void (*changed)(const cha
 		const struct md_member *m = &a.members[i];
 		char *path;
 
-		if (m->is_ram || m->faulty || m->write_mostly == on)
+		if (md_is_fast(m) || m->faulty || m->write_mostly == on)
 			continue;
 		path = xasprintf("%s/block/%s/md/dev-%s/state", sysfs_root(), mdname, m->name);
 		r = journal_sysfs_write(path, on ? "writemostly" : "-writemostly");

@@ -92,7 +92,7 @@ char *refuse_ram_holds_all(const struct md_array *a, const char *doing, const ch
 	for (size_t i = 0; i < a->nmembers; i++) {
 		const struct md_member *m = &a->members[i];
 
-		if (m->is_ram || m->faulty)
+		if (md_is_fast(m) || m->faulty)
 			continue;
 		/* in the array (a slot) but not in sync: md is recovering it */
 		if (!m->in_sync && m->slot >= 0)
@@ -121,7 +121,7 @@ char *refuse_nothing_to_release(const struct md_array *a, const char *array, con
 char *refuse_no_disk_in_sync(const struct md_array *a, const char *rd)
 {
 	for (size_t i = 0; i < a->nmembers; i++)
-		if (!a->members[i].is_ram && a->members[i].in_sync && !a->members[i].faulty)
+		if (!md_is_fast(&a->members[i]) && a->members[i].in_sync && !a->members[i].faulty)
 			return NULL;
 	return xasprintf("not releasing %s: no persistent member of %s is in sync, so the data is only in RAM; wait for the recovery (rdctl --status)",
 			 rd, a->name);

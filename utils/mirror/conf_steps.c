@@ -112,14 +112,17 @@ static int config_store(struct mirror_run *r, struct conf_file *f, char *next)
 }
 
 /* Add the array's line to the configuration unless a line names it already. */
-/* A disk fast member's line names it: "... auto member=PATH". */
+/* A disk fast member's line names it: "... auto member=PATH"; a compressed one's its compressor. */
 static void with_member(struct mirror_run *r)
 {
 	char *l;
 
-	if (!r->member)
+	if (!r->member && !r->comp)
 		return;
-	l = xasprintf("%s member=%s", r->config_line, r->member);
+	if (r->member)
+		l = xasprintf("%s member=%s", r->config_line, r->member);
+	else
+		l = xasprintf("%s compress=%s", r->config_line, config_comp_name(r->comp));
 	free(r->config_line);
 	r->config_line = l;
 }

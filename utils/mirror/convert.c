@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/config.h"
 #include "lib/errors.h"
 #include "lib/size.h"
 #include "lib/sysfs.h"
@@ -129,7 +130,7 @@ static int convert_refused(struct mirror_ctx *c, uint64_t *size)
 	}
 	if (c->o->member)
 		return member_check(c->o->member, c->o->force, need, member_lbs(c->kname), &c->member);
-	return check_memory(c->o->ignore_memory, *size, "the RAM member");
+	return mirror_check_memory(c, *size);
 }
 
 /* One --convert: whether the warm start can be tried, and whether it was. */
@@ -194,16 +195,6 @@ static int conf_line(struct mirror_ctx *c)
 static int conf_fit(struct mirror_ctx *c)
 {
 	return mdadm_conf_fit_step(c->r);
-}
-
-static int attach(struct mirror_ctx *c)
-{
-	struct mirror_run *r = c->r;
-	int rc = mirror_attach(r, r->size, r->prealloc);
-
-	if (!rc)
-		c->rdpath = r->rd ? md_dev_path(r->rd) : xasprintf("%s/rdN", dev_root());
-	return rc;
 }
 
 static int bitmap(struct mirror_ctx *c)
@@ -277,8 +268,9 @@ static int report(struct mirror_ctx *c)
 {
 	struct mirror_run *r = c->r;
 	char *s = size_mib_str(r->size);
-	int rc = mirror_print_summary(r, xasprintf("Converted %s: %s (%s%s) %s, %s; disks write-mostly; %s %s", c->kname, r->rd, s,
-						   r->prealloc ? ", preallocated" : "",
+	int rc = mirror_print_summary(r, xasprintf("Converted %s: %s (%s%s%s%s) %s, %s; disks write-mostly; %s %s", c->kname, r->rd, s,
+						   r->prealloc ? ", preallocated" : "", r->comp ? ", compressed with " : "",
+						   r->comp ? config_comp_name(r->comp) : "",
 						   convert_of(c)->warm ? "warm start (rdctl copies the array into it, then md recovers what was written during the copy)" : "added",
 						   r->sync ? r->sync : "state unknown",
 						   r->config_changed ? "added to" : "already in", r->config_path));
@@ -346,7 +338,7 @@ static int failed_write_behind(struct mirror_ctx *c)
 static const struct verb_step convert_steps[] = {
 	{ "the configuration line", NULL, conf_line, failed_unchanged },
 	{ "mdadm.conf fits the grow", NULL, conf_fit, failed_undo_attach },
-	{ "the RAM disk attached", mirror_ctx_ram, attach, failed_undo_attach },
+	{ "the RAM disk attached", mirror_ctx_ram, mirror_step_attach, failed_undo_attach },
 	{ "an internal bitmap for the warm start", NULL, bitmap, NULL },
 	{ "the grow, the RAM slot empty", with_bitmap, grow_empty, failed_undo_grow },
 	{ "the warm start, or the disk added", with_bitmap, warm_or_add, failed_slot_empty },
@@ -388,6 +380,8 @@ int cmd_convert(const struct mirror_opts *o, const char *array)
 					  c->kname));
 	r.size = size;
 	r.prealloc = o->prealloc;
+	r.comp = o->compress;
+	r.mem_limit = c->mem_limit;
 	if (o->member)
 		mirror_ctx_member(c);
 	rc = MIRROR_RUN_STEPS(c, convert_steps);

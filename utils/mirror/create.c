@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/config.h"
 #include "lib/errors.h"
 #include "lib/size.h"
 #include "lib/sysfs.h"
@@ -106,7 +107,7 @@ static bool created_here(const struct mirror_opts *o, const char *kname, char *c
 		char *dev = md_dev_path(m->name);
 		char *real = realpath(dev, NULL);
 
-		ours = !m->is_ram && m->write_mostly;
+		ours = !md_is_fast(m) && m->write_mostly;
 		for (size_t j = 0; ours && j < ndisks; j++) {
 			char *given = realpath(disks[j], NULL);
 
@@ -352,16 +353,6 @@ static int conf_line(struct mirror_ctx *c)
  * until it is in sync. With --bitmap none, or when it cannot start, md
  * recovers an added disk in full.
  */
-static int attach(struct mirror_ctx *c)
-{
-	struct mirror_run *r = c->r;
-	int rc = mirror_attach(r, r->size, r->prealloc);
-
-	if (!rc)
-		c->rdpath = r->rd ? md_dev_path(r->rd) : xasprintf("%s/rdN", dev_root());
-	return rc;
-}
-
 static int disks_read_balanced(struct mirror_ctx *c)
 {
 	return disks_write_mostly(c->r, sysfs_name(c), false);
@@ -400,8 +391,9 @@ static int report(struct mirror_ctx *c)
 	struct mirror_run *r = c->r;
 	char *s = strv_join(r->members, r->nmembers, " ");
 	char *sz = size_mib_str(r->size);
-	int rc = mirror_print_summary(r, xasprintf("Created %s: %s (%s%s) %s and %s write-mostly, bitmap %s; %s; %s %s",
+	int rc = mirror_print_summary(r, xasprintf("Created %s: %s (%s%s%s%s) %s and %s write-mostly, bitmap %s; %s; %s %s",
 						   c->kname, r->rd, sz, r->prealloc ? ", preallocated" : "",
+						   r->comp ? ", compressed with " : "", r->comp ? config_comp_name(r->comp) : "",
 						   create_of(c)->warm ? "by a warm start (rdctl copies the array into it, then md recovers what was written during the copy)" : "added",
 						   s, r->bitmap, r->sync ? r->sync : "state unknown",
 						   r->config_changed ? "added to" : "already in", r->config_path));
@@ -461,7 +453,7 @@ static const struct verb_step create_steps[] = {
 	{ "the array's name", not_dry_run, array_found, NULL },
 	{ "the RAM member's size", not_dry_run, member_size, failed_undo_create },
 	{ "the configuration line", NULL, conf_line, failed_undo_create },
-	{ "the RAM disk attached", mirror_ctx_ram, attach, failed_attach },
+	{ "the RAM disk attached", mirror_ctx_ram, mirror_step_attach, failed_attach },
 	{ "the disks read-balanced for the copy", with_bitmap, disks_read_balanced, failed_detach },
 	{ "the warm start", with_bitmap, warm_start, NULL },
 	{ "no warm start: the disks write-mostly", not_warm, disks_back, failed_detach },
@@ -518,7 +510,7 @@ int cmd_create(const struct mirror_opts *o, const char *array, char *const disks
 		rc = create_check_member(&v, smallest);
 	/* The RAM member needs at most what the smallest disk holds. */
 	else
-		rc = check_memory(o->ignore_memory, o->auto_size ? smallest : o->size, "the RAM member");
+		rc = mirror_check_memory(c, o->auto_size ? smallest : o->size);
 	if (rc)
 		goto out;
 	mirror_run_init(&r, "create", c->kname ? c->kname : array, o->dry_run, o->json);
@@ -526,6 +518,8 @@ int cmd_create(const struct mirror_opts *o, const char *array, char *const disks
 	r.bitmap = o->bitmap_none ? "none" : "internal";
 	r.size = o->auto_size ? smallest : o->size;
 	r.prealloc = o->prealloc;
+	r.comp = o->compress;
+	r.mem_limit = c->mem_limit;
 	create_notes(&v, &r);
 	if (o->member)
 		mirror_ctx_member(c);

@@ -11,6 +11,7 @@
 
 #include <rdmirror.h>
 
+#include "lib/config.h"
 #include "lib/errors.h"
 #include "lib/journal.h"
 #include "lib/json.h"
@@ -163,11 +164,15 @@ char *size_arg_str(uint64_t bytes)
 	return xasprintf("%lluB", (unsigned long long)bytes);
 }
 
-char *attach_error(int e, uint64_t size, const char *prealloc)
+char *attach_error(int e, uint64_t size, const char *prealloc, unsigned comp)
 {
 	char *sz = size_mib_str(size), *why;
 
-	if (e == ENOMEM)
+	/* the module refuses a flag it does not know with EINVAL; rdctl checked the rest of the request */
+	if (e == EINVAL && comp)
+		why = xasprintf("the loaded rdmirror module cannot make compressed disks (it refused a %s disk compressed with %s: EINVAL): load an rdmirror module built with compression, or leave compression out",
+				sz, config_comp_name(comp));
+	else if (e == ENOMEM)
 		why = xasprintf("not enough memory for a %s RAM disk%s%s%s", sz, prealloc ? " (" : "",
 				prealloc ? prealloc : "", prealloc ? " needs all of it free now)" : "");
 	else
@@ -176,10 +181,24 @@ char *attach_error(int e, uint64_t size, const char *prealloc)
 	return why;
 }
 
+/* "1024M", "1024M --prealloc", "1024M --compress=zstd": --attach's words for the disk r attaches. */
+static char *attach_words(const struct mirror_run *r, uint64_t size, bool prealloc)
+{
+	char *sz = size_arg_str(size), *w;
+
+	if (r->comp)
+		w = xasprintf("%s --compress=%s", sz, config_comp_name(r->comp));
+	else
+		w = xasprintf("%s%s", sz, prealloc ? " --prealloc" : "");
+	free(sz);
+	return w;
+}
+
 int mirror_attach(struct mirror_run *r, uint64_t size, bool prealloc)
 {
-	char *sz = size_arg_str(size), *path;
-	struct mirror_step *s = mirror_step(r, false, xasprintf("rdctl --attach %s%s", sz, prealloc ? " --prealloc" : ""));
+	char *sz = attach_words(r, size, prealloc), *path;
+	struct mirror_step *s = mirror_step(r, false, xasprintf("rdctl --attach %s", sz));
+	struct rd_spec spec = { .size = size, .prealloc = prealloc, .comp = r->comp, .mem_limit = r->mem_limit };
 	unsigned index;
 	int fd, e, rc;
 
@@ -193,19 +212,19 @@ int mirror_attach(struct mirror_run *r, uint64_t size, bool prealloc)
 	rc = control_open(true, &fd);
 	if (rc)
 		return rc;
-	e = ctl_add(fd, size, prealloc, &index);
+	e = ctl_add(fd, &spec, &index);
 	if (close(fd) < 0 && e == 0)
 		e = -errno;
 	if (e < 0) {
-		sz = attach_error(-e, size, prealloc ? "--prealloc" : NULL);
+		sz = attach_error(-e, size, prealloc ? "--prealloc" : NULL, r->comp);
 		rc = fail_errno(-e, "%s", sz);
 		free(sz);
 		return rc;
 	}
 	r->rd = xasprintf("%s%u", RDMIRROR_DISK_PREFIX, index);
 	free(s->command);
-	sz = size_arg_str(size);
-	s->command = xasprintf("rdctl --attach %s%s   # %s", sz, prealloc ? " --prealloc" : "", r->rd);
+	sz = attach_words(r, size, prealloc);
+	s->command = xasprintf("rdctl --attach %s   # %s", sz, r->rd);
 	free(sz);
 	/* udev makes /dev/rdN; mdadm needs it. */
 	path = md_dev_path(r->rd);
@@ -295,6 +314,10 @@ static int emit_json(struct mirror_run *r)
 	jset(o, "member_disk", jstr_or_null(r->member));
 	jset(o, "size", r->has_size ? ju64(r->size) : json_null());
 	jset(o, "preallocated", json_boolean(r->prealloc));
+	if (r->comp) {
+		jset(o, "compress", json_string(config_comp_name(r->comp)));
+		jset(o, "mem_limit", ju64(r->mem_limit));
+	}
 	jset(o, "members", jstrv(r->members, r->nmembers));
 	jset(o, "write_mostly_changed", jstrv(r->wm, r->nwm));
 	jset(o, "bitmap", jstr_or_null(r->bitmap));

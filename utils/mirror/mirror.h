@@ -29,6 +29,8 @@ struct mirror_run {
 	bool has_size;
 	uint64_t size;		/* bytes of the RAM member */
 	bool prealloc;
+	unsigned comp;		/* RDMIRROR_COMP_* of a compressed RAM member; 0: uncompressed */
+	uint64_t mem_limit;	/* a compressed RAM member's memory bound, bytes */
 	char **members;		/* persistent members */
 	size_t nmembers;
 	char **wm;		/* members whose write-mostly flag was set (cleared by revert) */
@@ -60,9 +62,12 @@ int mirror_mdadm(struct mirror_run *r, bool undo, const char *arg, ...) __attrib
 int mirror_mdadmv(struct mirror_run *r, bool undo, const char *const args[]);
 /* "echo VALUE > PATH" as a step. 0 or an exit code with the error recorded. */
 int mirror_sysfs(struct mirror_run *r, bool undo, const char *path, const char *value);
-/* Why attaching a RAM disk of size failed with errno e (prealloc: the option's name when given). malloc'd. */
-char *attach_error(int e, uint64_t size, const char *prealloc);
-/* Attach a RAM disk of size as a step; r->rd set. 0 or an exit code. */
+/*
+ * Why attaching a RAM disk of size failed with errno e (prealloc: the
+ * option's name when given; comp: the compressor asked for, 0 none). malloc'd.
+ */
+char *attach_error(int e, uint64_t size, const char *prealloc, unsigned comp);
+/* Attach a RAM disk of size as a step, compressed as r->comp and r->mem_limit say; r->rd set. 0 or an exit code. */
 int mirror_attach(struct mirror_run *r, uint64_t size, bool prealloc);
 /* Detach r->rd as a step. 0 or an exit code. */
 int mirror_detach(struct mirror_run *r, bool undo);

@@ -12,6 +12,7 @@
 struct mirror_opts {
 	bool json, prealloc, wait, dry_run;
 	bool force;		/* --force: --create (and --member) destroys what wipefs finds on its disks */
+	unsigned compress;	/* --compress: RDMIRROR_COMP_LZ4 or _ZSTD; 0: uncompressed */
 	const char *member;	/* --member PATH: the fast member is this disk, not RAM; NULL: RAM */
 	bool ignore_memory;	/* --ignore-memory: past the check of MemAvailable (and restore's reserve) */
 	bool ignore_kernel_bug;	/* --ignore-kernel-bug: run on a kernel with a known md bug */

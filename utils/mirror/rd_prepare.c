@@ -67,7 +67,7 @@ int rd_prepare_for_md(const char *rdname, const char *mdname, char **msg)
 		/* the data offset of a persistent member: mdadm gives the new
 		 * member the same layout */
 		for (size_t i = 0; i < a.nmembers && !found; i++) {
-			if (a.members[i].is_ram)
+			if (md_is_fast(&a.members[i]))
 				continue;
 			path = xasprintf("%s/block/%s/md/dev-%s/offset", sysfs_root(), mdname, a.members[i].name);
 			found = read_u64_attr(path, &offset) == 0;

@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rdmirror.h>
+
+#include "lib/config.h"
 #include "lib/errors.h"
 #include "lib/size.h"
 #include "lib/sysfs.h"
@@ -37,6 +40,8 @@ struct refresh_plan {
 	const struct md_member *rm;
 	uint64_t size;
 	bool prealloc;
+	unsigned comp;		/* a compressed RAM member: its compressor, and its bound, kept */
+	uint64_t mem_limit;
 	int persistent;		/* persistent members in slots, all in sync */
 	bool compact;		/* the disks not in the lowest slots: shrink, then grow */
 	bool disk;		/* the fast member is a disk: it comes back itself, copied afresh */
@@ -83,13 +88,17 @@ static int refresh_refused(struct mirror_ctx *c, struct refresh_plan *p)
 	    refused(EBUSY, refuse_ram_only(&c->a, "refreshing", c->array, NULL, rm->name, c->mdpath)))
 		return EXIT_RUNTIME;
 	p->rm = rm;
-	if (rm->is_disk)
+	if (md_is_disk(rm))
 		return refresh_disk_plan(c, p);
 	if (!rd_parse_name(rm->name, &index) || rd_disk_read(index, &d) < 0)
 		return fail_errno(EIO, "cannot read %s's size in %s/block/%s", rm->name, sysfs_root(), rm->name);
 	p->size = d.size;
 	p->prealloc = d.preallocated == 1;
+	p->comp = d.compressor ? config_comp_parse(d.compressor) : RDMIRROR_COMP_NONE;
+	p->mem_limit = d.mem_limit > 0 ? (uint64_t)d.mem_limit : 0;
 	rd_disk_clear(&d);
+	if (rm->kind == MD_FAST_COMPRESSED && !p->comp)
+		return fail_errno(EIO, "%s is compressed, but its compressor is not one rdctl knows: revert and convert it again", rm->name);
 	/* every persistent member in a slot is in sync now */
 	md_count_slots(&c->a, &slotted, &p->persistent, &top);
 	p->compact = c->a.raid_disks == p->persistent + 1 && top >= p->persistent;
@@ -108,9 +117,14 @@ static struct refresh_ctx *refresh_of(struct mirror_ctx *c)
 	return (struct refresh_ctx *)c;
 }
 
+static const struct refresh_ctx *refresh_of_const(const struct mirror_ctx *c)
+{
+	return (const struct refresh_ctx *)c;
+}
+
 static bool compact(const struct mirror_ctx *c)
 {
-	return ((const struct refresh_ctx *)c)->p.compact;
+	return refresh_of_const(c)->p.compact;
 }
 
 /* "mdadm --grow MD --raid-devices=n" as a step. 0 or an exit code. */
@@ -158,25 +172,25 @@ static int pack_disks(struct mirror_ctx *c)
 	return grow_to(c->r, c->mdpath, refresh_of(c)->p.persistent);
 }
 
-/* A fresh RAM disk in: the warm start, or added and recovered. */
-static int attach(struct mirror_ctx *c)
+static bool fresh_ram(const struct mirror_ctx *c)
+{
+	return !refresh_of_const(c)->p.disk;
+}
+
+static bool member_disk(const struct mirror_ctx *c)
+{
+	return refresh_of_const(c)->p.disk;
+}
+
+/* A member disk comes back itself: its old superblock goes, md takes it as a new member. */
+static int zero_member(struct mirror_ctx *c)
 {
 	const struct refresh_plan *p = &refresh_of(c)->p;
-	/* no memory check: the old disk's pages were given back by the detach */
-	int rc;
 
-	/* a member disk: its old superblock goes, md takes it as a new member */
-	if (p->disk) {
-		c->rdpath = xstrdup(c->r->member);
-		c->r->size = p->size;
-		c->r->has_size = true;
-		return mirror_mdadm(c->r, false, "--zero-superblock", c->rdpath, NULL);
-	}
-	rc = mirror_attach(c->r, p->size, p->prealloc);
-
-	if (!rc)
-		c->rdpath = c->r->rd ? md_dev_path(c->r->rd) : xasprintf("%s/rdN", dev_root());
-	return rc;
+	c->rdpath = xstrdup(c->r->member);
+	c->r->size = p->size;
+	c->r->has_size = true;
+	return mirror_mdadm(c->r, false, "--zero-superblock", c->rdpath, NULL);
 }
 
 static int warm_or_add(struct mirror_ctx *c)
@@ -259,7 +273,8 @@ static const struct verb_step refresh_steps[] = {
 	{ "the RAM disk detached", NULL, detach, failed_detach },
 	{ "mdadm.conf fits the shrink", compact, conf_fit, without_ram },
 	{ "the disks packed into the lowest slots", compact, pack_disks, without_ram },
-	{ "a fresh RAM disk attached", NULL, attach, without_ram },
+	{ "a fresh RAM disk attached", fresh_ram, mirror_step_attach, without_ram },
+	{ "the member disk's old superblock zeroed", member_disk, zero_member, without_ram },
 	{ "the warm start, or the disk added", NULL, warm_or_add, failed_add },
 	{ "the grow, the spare into the RAM slot", compact, grow_back, failed_grow_back },
 	{ "the sync state", NULL, sync_state, NULL },
@@ -276,6 +291,13 @@ int cmd_refresh(const struct mirror_opts *o, const char *array)
 	if (rc || (rc = refresh_refused(c, &v.p)))
 		goto out;
 	mirror_ctx_run(c, &r);
+	/* what mirror_step_attach() attaches (no memory check: the old disk's pages were given back by the detach) */
+	if (!v.p.disk) {
+		r.size = v.p.size;
+		r.prealloc = v.p.prealloc;
+		r.comp = v.p.comp;
+		r.mem_limit = v.p.mem_limit;
+	}
 	rc = MIRROR_RUN_STEPS(c, refresh_steps);
 	mirror_run_free(&r);
 out:

@@ -55,6 +55,7 @@
 #include "md/md_ops.h"
 #include "mirror/boot.h"
 #include "mirror/checks.h"
+#include "mirror/compress.h"
 #include "mirror/steps.h"
 #include "mirror/verb.h"
 #include "mirror/warm_record.h"
@@ -221,11 +222,50 @@ static int wait_gone(struct mirror_ctx *c)
 	return 0;
 }
 
+/*
+ * A compressed member's ratio (its data_bytes over allocated_bytes), kept
+ * for the next --restore's memory check (compress.h). The words for the
+ * summary, or NULL when there is nothing to keep (an empty disk).
+ */
+static char *keep_ratio(const char *kname, const char *rd)
+{
+	struct rd_disk d;
+	unsigned index;
+	char *uuid, *why = NULL, *s;
+
+	if (!rd_parse_name(rd, &index) || rd_disk_read(index, &d) < 0)
+		return NULL;
+	uuid = md_uuid_of(kname);
+	if (!uuid || d.data_bytes <= 0 || !d.has_allocated || !d.allocated) {
+		rd_disk_clear(&d);
+		free(uuid);
+		return NULL;
+	}
+	if (compress_ratio_save(uuid, (uint64_t)d.data_bytes, d.allocated, &why) == 0)
+		s = xasprintf("its compression ratio %.2f:1 kept", (double)d.data_bytes / (double)d.allocated);
+	else
+		s = xasprintf("its compression ratio not kept: %s", why);
+	free(why);
+	free(uuid);
+	rd_disk_clear(&d);
+	return s;
+}
+
 static int keep(struct mirror_ctx *c)
 {
 	struct release_ctx *v = release_of(c);
+	char *ratio = v->m->kind == MD_FAST_COMPRESSED ? keep_ratio(c->kname, v->m->name) : NULL;
 
 	v->kept = keep_record(&c->a, v->m);
+	if (ratio) {
+		char *s = v->kept ? xasprintf("%s; %s", v->kept, ratio) : ratio;
+
+		if (v->kept) {
+			free(v->kept);
+			free(ratio);
+		}
+		v->kept = s;
+	}
 	return 0;
 }
 
@@ -329,7 +369,7 @@ static void release_array(const struct mirror_opts *o, struct md_array *a, struc
 	c->array = c->kname;
 	c->mdpath = md_dev_path(c->kname);
 	for (size_t j = 0; j < c->a.nmembers; j++) {
-		if (!c->a.members[j].is_ram)
+		if (!md_is_fast(&c->a.members[j]))
 			continue;
 		v.m = &c->a.members[j];
 		v.it = boot_item_new(rep, c->kname);

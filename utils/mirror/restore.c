@@ -65,7 +65,7 @@
 const struct md_member *restore_rd_member(const struct md_array *a)
 {
 	for (size_t i = 0; i < a->nmembers; i++)
-		if (a->members[i].is_ram)
+		if (md_is_fast(&a->members[i]))
 			return &a->members[i];
 	return NULL;
 }
@@ -421,7 +421,7 @@ static int fits(struct mirror_ctx *c)
 {
 	struct restore_ctx *v = restore_of(c);
 
-	return item_rc(restore_fits(v->it, v->cfg, c->kname, v->s.size));
+	return item_rc(restore_fits(v->it, v->cfg, c->kname, v->s.size, v->s.comp, &v->s.mem_limit));
 }
 
 /* The RAM slot the highest, and whether the add needs a new slot. */
@@ -502,7 +502,7 @@ static const struct verb_step restore_steps[] = {
 static void restore_one(const struct conf_mirror *m, const struct config *cfg, const struct mirror_opts *o,
 			struct boot_report *rep)
 {
-	struct restore_ctx v = { .m = m, .cfg = cfg, .s = { .size = m->size, .prealloc = m->prealloc } };
+	struct restore_ctx v = { .m = m, .cfg = cfg, .s = { .size = m->size, .prealloc = m->prealloc, .comp = m->comp } };
 	struct mirror_ctx *c = &v.c;
 
 	mirror_ctx_init(c, o, "restore", m->spec);

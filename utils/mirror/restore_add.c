@@ -22,6 +22,7 @@
 #include "md/md.h"
 #include "md/md_ops.h"
 #include "mirror/assemble.h"
+#include "mirror/compress.h"
 #include "mirror/rd_prepare.h"
 #include "mirror/restore_checks.h"
 #include "mirror/restore_steps.h"
@@ -32,18 +33,24 @@
 #define POLL_MS		500
 #define NODE_WAIT_MS	3000
 
-static int attach_disk(struct boot_item *it, uint64_t size, bool prealloc, unsigned *index)
+static int attach_disk(struct boot_item *it, const struct config *cfg, const struct restore_slot *s, unsigned *index)
 {
-	int fd, r, rc = control_open(true, &fd);
+	struct rd_spec spec = { .size = s->size, .prealloc = s->prealloc, .comp = s->comp, .mem_limit = s->mem_limit };
+	uint64_t size = s->size;
+	int fd, r, rc;
 	char *path;
 
-	if (rc)
+	/* --ignore-memory skipped restore_fits_compressed(): the bound is then RAM less the reserve */
+	if (spec.comp && !spec.mem_limit && compress_limit(cfg, true, size, it->spec, &spec.mem_limit))
 		return boot_item_take_error(it);
-	r = ctl_add(fd, size, prealloc, index);
+	if ((rc = control_open(true, &fd)))
+		return boot_item_take_error(it);
+	r = ctl_add(fd, &spec, index);
 	if (close(fd) < 0 && r == 0)
 		r = -errno;
 	if (r < 0)
-		return boot_item_fail(it, errno_code(-r), attach_error(-r, size, prealloc ? "prealloc" : NULL));
+		return boot_item_fail(it, errno_code(-r),
+				      attach_error(-r, size, spec.prealloc ? "prealloc" : NULL, spec.comp));
 	it->rd = xasprintf("%s%u", RDMIRROR_DISK_PREFIX, *index);
 	it->has_size = true;
 	it->size = size;
@@ -138,7 +145,7 @@ int restore_add(struct boot_item *it, const struct config *cfg, const struct res
 	int rc = 0;
 
 	warm = restore_warm_choice(s->mdname, s->size, s->compacted || s->grow, false, &sb, &made, &warm_note);
-	if (!s->disk && attach_disk(it, s->size, s->prealloc, &index) < 0) {
+	if (!s->disk && attach_disk(it, cfg, s, &index) < 0) {
 		free(warm_note);
 		return -1;
 	}

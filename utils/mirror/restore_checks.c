@@ -11,6 +11,7 @@
 #include "lib/sysfs.h"
 #include "lib/util.h"
 #include "md/md_ops.h"
+#include "mirror/compress.h"
 #include "mirror/warm_record.h"
 #include "mirror/warm_super.h"
 #include "status/view.h"
@@ -28,13 +29,36 @@ char *restore_sync_words(const struct md_array *a, const struct md_member *m)
 	return xstrdup(md_member_role(m));
 }
 
+/* restore_fits() of a compressed member: its ratio kept at --release, or the bound alone (compress.h). */
+static int fits_compressed(struct boot_item *it, const struct config *cfg, const char *mdname, uint64_t size,
+			   uint64_t *limit)
+{
+	struct compress_room room;
+	char *uuid, *why;
+
+	if (compress_room_read(cfg, &room) < 0)
+		return boot_item_fail(it, "ENOENT", xasprintf("not restored: cannot read %s/meminfo to bound a compressed RAM member; %s runs from its disks",
+							      proc_root(), mdname));
+	uuid = md_uuid_of(mdname);
+	why = compress_refuse_restore(&room, uuid, size, limit);
+	free(uuid);
+	if (!why)
+		return 0;
+	boot_item_fail(it, "ENOMEM", xasprintf("not restored: %s; %s runs from its disks. Free memory or lower the reserve in %s, then run rdctl --restore",
+					       why, mdname, cfg->path));
+	it->action = "refused";
+	free(why);
+	return -1;
+}
+
 /*
  * Does a RAM member of size fit? Every rd disk may still fill up to its
  * size (md's recovery writes it whole), and reserve must stay available
  * after that: a member that does not fit is not attached, and the array
  * runs from its disks. 0, or -1 with the item refused.
  */
-int restore_fits(struct boot_item *it, const struct config *cfg, const char *mdname, uint64_t size)
+int restore_fits(struct boot_item *it, const struct config *cfg, const char *mdname, uint64_t size, unsigned comp,
+		 uint64_t *limit)
 {
 	struct meminfo mi;
 	struct rd_disk *disks = NULL;
@@ -42,6 +66,8 @@ int restore_fits(struct boot_item *it, const struct config *cfg, const char *mdn
 	size_t n = 0;
 	char *sz, *av, *rs, *pd;
 
+	if (comp)
+		return fits_compressed(it, cfg, mdname, size, limit);
 	if (meminfo_read(&mi) < 0 || !mi.has_available || !mi.has_total)
 		return 0;	/* the module still refuses a disk larger than RAM */
 	if (rd_disks_list(&disks, &n) == 0) {

@@ -21,9 +21,13 @@ char *restore_sync_words(const struct md_array *a, const struct md_member *m);
 
 /*
  * Does a RAM member of size bytes fit in memory with the configuration's
- * reserve kept? 0, or -1 with the item refused (action "refused").
+ * reserve kept? A compressed one (comp, compress.h): size at the ratio
+ * its disk had at the last --release (or, without a record, the bound
+ * alone) must fit in the memory spare, and *limit is its bound. 0, or -1
+ * with the item refused (action "refused").
  */
-int restore_fits(struct boot_item *it, const struct config *cfg, const char *mdname, uint64_t size);
+int restore_fits(struct boot_item *it, const struct config *cfg, const char *mdname, uint64_t size, unsigned comp,
+		 uint64_t *limit);
 
 /*
  * The superblock --release kept of mdname's RAM member, when a warm start

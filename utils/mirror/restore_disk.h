@@ -37,6 +37,8 @@ struct restore_slot {
 	const char *mdname, *dev, *note;
 	uint64_t size;
 	bool prealloc;
+	unsigned comp;		/* compress=: RDMIRROR_COMP_*; 0: uncompressed */
+	uint64_t mem_limit;	/* a compressed member's bound (compress.h); 0: not worked out yet */
 	bool compacted;		/* the disks moved below the RAM slot */
 	bool grow;		/* no slot free: grown by one after the add */
 	int raid_disks;

@@ -36,7 +36,7 @@ static char *wm_plan(const struct md_array *a)
 		const struct md_member *m = &a->members[i];
 		char *t;
 
-		if (m->is_ram || m->faulty || m->write_mostly)
+		if (md_is_fast(m) || m->faulty || m->write_mostly)
 			continue;
 		t = xasprintf("%s%s%s", s, n++ ? " " : "; would make ", m->name);
 		free(s);
@@ -69,7 +69,8 @@ static char *add_plan(const struct conf_mirror *m, const char *mdname, uint64_t 
 	else
 		how = xasprintf("add it to %s%s (mdadm --add): md recovers it in full%s%s%s", mdname, slot,
 				note ? " (" : "", note ? note : "", note ? ")" : "");
-	s = xasprintf("%swould attach a %s RAM disk%s and %s", first, sz, m->prealloc ? " (preallocated)" : "", how);
+	s = xasprintf("%swould attach a %s RAM disk%s%s%s and %s", first, sz, m->prealloc ? " (preallocated)" : "",
+		      m->comp ? " compressed with " : "", m->comp ? config_comp_name(m->comp) : "", how);
 	free(sz);
 	free(note);
 	free(how);
@@ -84,7 +85,7 @@ void restore_plan_one(const struct conf_mirror *m, const struct config *cfg, con
 	struct boot_item *it = boot_item_new(rep, m->spec);
 	char *mdname = NULL, *plan = NULL, *pre = NULL, *main_part = NULL, *wm = NULL, *why;
 	const struct md_member *rm;
-	uint64_t size = m->size;
+	uint64_t size = m->size, limit = 0;
 	int r, slotted, persistent, top, raid_disks;
 	struct md_array a;
 	struct warmup w;
@@ -158,7 +159,7 @@ void restore_plan_one(const struct conf_mirror *m, const struct config *cfg, con
 	}
 	/* a member disk is its own size, and takes no memory */
 	if (!m->member && (restore_size(it, m, mdname, &size) < 0 ||
-			   (!o->ignore_memory && restore_fits(it, cfg, mdname, size) < 0)))
+			   (!o->ignore_memory && restore_fits(it, cfg, mdname, size, m->comp, &limit) < 0)))
 		goto clear;
 	{
 		bool compact = raid_disks == persistent + 1 && top >= persistent;

@@ -73,7 +73,7 @@ static int remove_ram(struct mirror_ctx *c)
 	c->r->rd = xstrdup(rm->name);
 	rdpath = md_dev_path(rm->name);
 	/* a member disk leaves with its data as it is: nothing detached (mirror_detach()) */
-	if (rm->is_disk)
+	if (md_is_disk(rm))
 		c->r->member = xstrdup(rdpath);
 	rc = mirror_mdadm(c->r, false, c->mdpath, "--fail", rdpath, "--remove", rdpath, NULL);
 	free(rdpath);

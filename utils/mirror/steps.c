@@ -14,6 +14,7 @@
 #include "lib/util.h"
 #include "md/md_ops.h"
 #include "mirror/conf_steps.h"
+#include "mirror/ctx.h"
 #include "mirror/rd_prepare.h"
 #include "mirror/warm_super.h"
 #include "mirror/warmup.h"
@@ -97,10 +98,20 @@ int mirror_find_array(const char *arg, char **path, char **kname, struct md_arra
 	return 0;
 }
 
+int mirror_step_attach(struct mirror_ctx *c)
+{
+	struct mirror_run *r = c->r;
+	int rc = mirror_attach(r, r->size, r->prealloc);
+
+	if (!rc)
+		c->rdpath = r->rd ? md_dev_path(r->rd) : xasprintf("%s/rdN", dev_root());
+	return rc;
+}
+
 const struct md_member *mirror_rd_member(const struct md_array *a)
 {
 	for (size_t i = 0; i < a->nmembers; i++)
-		if (a->members[i].is_ram)
+		if (md_is_fast(&a->members[i]))
 			return &a->members[i];
 	return NULL;
 }
@@ -223,7 +234,7 @@ int mirror_set_write_mostly(struct mirror_run *r, const struct md_array *a, bool
 		char *path;
 		int rc;
 
-		if (m->is_ram || m->faulty || m->write_mostly == on)
+		if (md_is_fast(m) || m->faulty || m->write_mostly == on)
 			continue;
 		path = xasprintf("%s/block/%s/md/dev-%s/state", sysfs_root(), a->name, m->name);
 		rc = mirror_sysfs(r, false, path, on ? "writemostly" : "-writemostly");

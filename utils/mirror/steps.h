@@ -48,6 +48,15 @@ int mirror_parse_array(const char *arg, char **path, char **kname);
  */
 int mirror_find_array(const char *arg, char **path, char **kname, struct md_array *a);
 
+struct mirror_ctx;
+
+/*
+ * The step that attaches the fresh RAM disk of --create, --convert and
+ * --refresh: of c->r's size, preallocation and compression; c->rdpath its
+ * path (a dry run: DEV/rdN). 0 or an exit code.
+ */
+int mirror_step_attach(struct mirror_ctx *c);
+
 /* The array's RAM member (rdN), or NULL. */
 const struct md_member *mirror_rd_member(const struct md_array *a);
 

@@ -7,6 +7,7 @@
 #include "lib/util.h"
 #include "md/md_ops.h"
 #include "mirror/checks.h"
+#include "mirror/compress.h"
 #include "mirror/steps.h"
 
 int mirror_open(struct mirror_ctx *c, const struct mirror_opts *o, const char *verb, const char *array,
@@ -14,16 +15,9 @@ int mirror_open(struct mirror_ctx *c, const struct mirror_opts *o, const char *v
 {
 	int rc;
 
-	struct config cfg;
-
-	*c = (struct mirror_ctx){ .o = o, .verb = verb, .array = array };
-	conf_file_init(&c->conf, o->config, o->json);
+	mirror_ctx_init(c, o, verb, array);
 	if ((rc = mirror_begin(o, verb)) || (kernel_bug && (rc = check_kernel_bug(o->ignore_kernel_bug, verb))))
 		return rc;
-	/* the member disks the configuration names are fast members, as rd disks are */
-	if (config_read(c->conf.path, &cfg) == 0)
-		md_fast_disks_from_config(&cfg);
-	config_free(&cfg);
 	return mirror_find_array(array, &c->mdpath, &c->kname, &c->a);
 }
 
@@ -73,18 +67,37 @@ int mirror_run_steps(struct mirror_ctx *c, const struct verb_step *steps, size_t
 	return 0;
 }
 
+int mirror_check_memory(struct mirror_ctx *c, uint64_t size)
+{
+	struct config cfg;
+	int rc;
+
+	if (!c->o->compress)
+		return check_memory(c->o->ignore_memory, size, "the RAM member");
+	(void)config_read(c->conf.path, &cfg);
+	rc = compress_limit(&cfg, c->o->ignore_memory, size, "the compressed RAM member", &c->mem_limit);
+	config_free(&cfg);
+	return rc;
+}
+
 void mirror_ctx_run(struct mirror_ctx *c, struct mirror_run *r)
 {
 	c->r = r;
 	mirror_run_init(r, c->verb, c->kname, c->o->dry_run, c->o->json);
 	r->uuid = md_uuid_of(c->kname);
 	for (size_t i = 0; i < c->a.nmembers; i++)
-		if (!c->a.members[i].is_ram)
+		if (!md_is_fast(&c->a.members[i]))
 			strv_add(&r->members, &r->nmembers, c->a.members[i].name);
 }
 
 void mirror_ctx_init(struct mirror_ctx *c, const struct mirror_opts *o, const char *verb, const char *array)
 {
+	struct config cfg;
+
 	*c = (struct mirror_ctx){ .o = o, .verb = verb, .array = array };
 	conf_file_init(&c->conf, o->config, o->json);
+	/* the member disks the configuration names are fast members, as rd disks are */
+	if (config_read(c->conf.path, &cfg) == 0)
+		md_fast_disks_from_config(&cfg);
+	config_free(&cfg);
 }

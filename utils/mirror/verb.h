@@ -18,27 +18,10 @@
 #include <stddef.h>
 
 #include "md/md.h"
-#include "mirror/conf_steps.h"
-#include "mirror/disk_check.h"
+#include "mirror/ctx.h"
 #include "mirror/mirror.h"
 #include "mirror/options.h"
 
-/*
- * A verb that needs more (what --refresh puts back, --create's disks)
- * embeds this as the first member of its own context, so that its steps,
- * given this, convert it back (C11 6.7.2.1).
- */
-struct mirror_ctx {
-	const struct mirror_opts *o;
-	const char *verb;	/* "convert" */
-	const char *array;	/* ARRAY as the user wrote it */
-	char *mdpath, *kname;	/* what mdadm is given; the kernel name (--create: NULL until known) */
-	struct md_array a;	/* --create: empty, the array is made by a step */
-	struct conf_file conf;
-	struct mirror_run *r;	/* the record of the steps, once they start */
-	char *rdpath;		/* the attached RAM disk's path (a dry run: DEV/rdN), or --member's */
-	struct disk_info member;	/* --member: the disk, checked (member.h); zeroed for RAM */
-};
 
 /* --member: the fast member is a disk, no RAM disk is attached. */
 bool mirror_ctx_ram(const struct mirror_ctx *c);
@@ -77,8 +60,9 @@ int mirror_run_steps(struct mirror_ctx *c, const struct verb_step *steps, size_t
 /*
  * The context of one command: the options, the verb, ARRAY as given, the
  * configuration's path worked out (its text is read at the first need);
- * nothing checked or resolved yet. mirror_open() starts the same way;
- * --create, whose array a step makes, calls this alone. mirror_close() it.
+ * and the local disks it names as fast members known (md_fast_disk_add()):
+ * nothing checked or resolved yet. mirror_open() starts with it; --create,
+ * whose array a step makes, calls it alone. mirror_close() it.
  */
 void mirror_ctx_init(struct mirror_ctx *c, const struct mirror_opts *o, const char *verb, const char *array);
 
@@ -91,6 +75,14 @@ void mirror_ctx_init(struct mirror_ctx *c, const struct mirror_opts *o, const ch
 int mirror_open(struct mirror_ctx *c, const struct mirror_opts *o, const char *verb, const char *array,
 		bool kernel_bug);
 void mirror_close(struct mirror_ctx *c);
+
+/*
+ * The memory refusal of a RAM member of size: it must fit in what is
+ * available (check_memory()); a compressed one (--compress) may be larger
+ * than RAM and gets its bound instead, c->mem_limit (compress.h), refused
+ * when too little is spare. 0 or an exit code with the error recorded.
+ */
+int mirror_check_memory(struct mirror_ctx *c, uint64_t size);
 
 /* The record of the verb's steps (mirror.h, c->r), with the array's UUID and its persistent members. */
 void mirror_ctx_run(struct mirror_ctx *c, struct mirror_run *r);

@@ -170,7 +170,7 @@ static unsigned copy_streams(const char *mdname, char *names[MAX_STREAMS], uint6
 	for (size_t i = 0; i < a.nmembers && n < MAX_STREAMS; i++) {
 		const struct md_member *m = &a.members[i];
 
-		if (m->is_ram || m->faulty || !m->in_sync || m->write_mostly)
+		if (md_is_fast(m) || m->faulty || !m->in_sync || m->write_mostly)
 			continue;
 		/*
 		 * A disk with a recorded bad block holds there what md must

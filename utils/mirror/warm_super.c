@@ -80,7 +80,7 @@ int warm_super_make(const char *mdname, uint64_t size, struct md_super *sb, char
 		} else if (m.dev_number < MAX_NUMBERS) {
 			used[m.dev_number] = true;
 		}
-		if (r == 0 && !have_tmpl && !mb->is_ram && mb->in_sync && !mb->faulty && m.role == mb->slot) {
+		if (r == 0 && !have_tmpl && !md_is_fast(mb) && mb->in_sync && !mb->faulty && m.role == mb->slot) {
 			tmpl = m;
 			tmpl_path = md_dev_path(mb->name);
 			have_tmpl = true;

@@ -247,7 +247,7 @@ static bool still_wanted(const struct job *j)
 	if (!ok)
 		return false;
 	for (size_t i = 0; i < a.nmembers; i++)
-		ok &= !a.members[i].is_ram;
+		ok &= !md_is_fast(&a.members[i]);
 	ok &= a.array_state && strcmp(a.array_state, "inactive") && strcmp(a.array_state, "clear");
 	md_array_clear(&a);
 	return ok;

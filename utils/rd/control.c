@@ -12,6 +12,7 @@
 #include <libkmod.h>
 #include <rdmirror.h>
 
+#include "lib/config.h"
 #include "lib/errors.h"
 #include "lib/journal.h"
 #include "lib/seams.h"
@@ -149,24 +150,33 @@ static int do_ioctl(int fd, unsigned long req, void *arg)
 	return r < 0 ? -errno : 0;
 }
 
-int ctl_add(int fd, uint64_t size, bool prealloc, unsigned *index)
+int ctl_add(int fd, const struct rd_spec *spec, unsigned *index)
 {
 	struct rdmirror_add a;
-	char *sz;
+	char *sz, *how;
 	int r;
 
 	memset(&a, 0, sizeof(a));
 	a.version = RDMIRROR_ABI_VERSION;
-	a.flags = prealloc ? RDMIRROR_ADD_PREALLOC : 0;
-	a.size = size;
+	a.flags = spec->prealloc ? RDMIRROR_ADD_PREALLOC : 0;
+	a.size = spec->size;
+	if (spec->comp) {
+		a.flags |= RDMIRROR_ADD_COMPRESS;
+		a.comp = spec->comp;
+		a.mem_limit = spec->mem_limit;
+	}
 	r = do_ioctl(fd, RDMIRROR_CTL_ADD, &a);
-	sz = size_human(size);
+	sz = size_human(spec->size);
+	how = spec->comp ? xasprintf(", compressed (%s, memory limit %llu bytes)", config_comp_name(spec->comp),
+				     (unsigned long long)spec->mem_limit)
+			 : xstrdup(spec->prealloc ? ", preallocated" : "");
 	if (r == 0) {
 		*index = a.index;
-		journal(LOG_INFO, "attach rd%u: %s%s", a.index, sz, prealloc ? ", preallocated" : "");
+		journal(LOG_INFO, "attach rd%u: %s%s", a.index, sz, how);
 	} else {
-		journal(LOG_ERR, "attach of %s%s failed: %s", sz, prealloc ? ", preallocated" : "", strerror(-r));
+		journal(LOG_ERR, "attach of %s%s failed: %s", sz, how, strerror(-r));
 	}
+	free(how);
 	free(sz);
 	return r;
 }

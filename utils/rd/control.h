@@ -16,8 +16,20 @@ int control_open(bool load, int *fd);
  * 0 or an exit code with the error recorded. */
 int module_load(void);
 
+/*
+ * What a new disk is: its size in bytes, preallocated, or compressed with
+ * comp (RDMIRROR_COMP_*; RDMIRROR_COMP_NONE: uncompressed) under its own
+ * memory bound mem_limit (bytes, 0: none).
+ */
+struct rd_spec {
+	uint64_t size;
+	bool prealloc;
+	unsigned comp;
+	uint64_t mem_limit;
+};
+
 /* The ioctls: 0 or -errno. */
-int ctl_add(int fd, uint64_t size, bool prealloc, unsigned *index);
+int ctl_add(int fd, const struct rd_spec *spec, unsigned *index);
 int ctl_remove(int fd, unsigned index);
 int ctl_resize(int fd, unsigned index, uint64_t size);
 int ctl_free_pages(int fd, unsigned index);

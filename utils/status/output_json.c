@@ -53,7 +53,7 @@ json_t *json_md_array(const struct md_array *a)
 		json_t *mo = jobj();
 
 		jset(mo, "name", json_string(m->name));
-		jset(mo, "kind", json_string(m->is_disk ? "disk" : m->is_ram ? "ram" : "persistent"));
+		jset(mo, "kind", json_string(md_kind_name(m->kind)));
 		jset(mo, "write_mostly", json_boolean(m->write_mostly));
 		jset(mo, "in_sync", json_boolean(m->in_sync));
 		jset(mo, "role", json_string(md_member_role(m)));

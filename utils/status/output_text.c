@@ -24,7 +24,7 @@ static int print_members(FILE *f, const struct md_array *a)
 			oom();
 	for (size_t i = 0; i < a->nmembers; i++) {
 		const struct md_member *m = &a->members[i];
-		const char *cells[] = { m->name, m->is_disk ? "disk" : m->is_ram ? "RAM" : "persistent",
+		const char *cells[] = { m->name, m->kind == MD_FAST_RAM ? "RAM" : md_kind_name(m->kind),
 					m->write_mostly ? "yes" : "no", md_member_role(m), m->state };
 		struct libscols_line *ln = scols_table_new_line(tb, NULL);
 

@@ -77,7 +77,7 @@ static long find_array(const struct status *st, const char *name)
 static const struct md_member *ram_of(const struct md_array *a)
 {
 	for (size_t i = 0; i < a->nmembers; i++)
-		if (a->members[i].is_ram)
+		if (md_is_fast(&a->members[i]))
 			return &a->members[i];
 	return NULL;
 }
@@ -186,10 +186,10 @@ static void read_counts(const struct status *st, struct mirror *x, const struct 
 
 	for (size_t j = 0; j < a->nmembers; j++) {
 		const struct md_member *m = &a->members[j];
-		const struct rd_disk *d = m->is_ram ? find_disk(st, m->name) : NULL;
+		const struct rd_disk *d = md_is_fast(m) ? find_disk(st, m->name) : NULL;
 		int64_t n = d && d->io_uncounted ? -1 : m->faulty ? 0 : block_reads(m->name);
 
-		if (m->is_ram)
+		if (md_is_fast(m))
 			ram = ram < 0 || n < 0 ? -1 : ram + n;
 		else
 			disks = disks < 0 || n < 0 ? -1 : disks + n;
@@ -350,7 +350,7 @@ static bool mirror_converted(const struct status *st, const struct mirror *x)
 	for (size_t i = 0; i < a->nmembers; i++) {
 		const struct md_member *m = &a->members[i];
 
-		if (m->is_ram || (m->write_mostly && !m->faulty))
+		if (md_is_fast(m) || (m->write_mostly && !m->faulty))
 			return true;
 		if (!m->spare && !m->faulty && m->slot >= 0)
 			persistent++;

@@ -147,7 +147,7 @@ static int reads(FILE *f, const struct status *st)
 				continue;
 			d = esc(m->name);
 			r |= fprintf(f, "rdmirror_mirror_reads_total{%s,device=\"%s\",kind=\"%s\"} %" PRId64 "\n",
-				     l, d, m->is_disk ? "disk" : m->is_ram ? "ram" : "persistent", n) < 0;
+				     l, d, md_kind_name(m->kind), n) < 0;
 			free(d);
 		}
 		free(l);

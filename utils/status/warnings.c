@@ -26,7 +26,7 @@ void warnings_add(struct warnings *w, enum severity sev, const char *code, const
 static const struct md_member *ram_member(const struct md_array *a)
 {
 	for (size_t i = 0; i < a->nmembers; i++)
-		if (a->members[i].is_ram)
+		if (md_is_fast(&a->members[i]))
 			return &a->members[i];
 	return NULL;
 }
@@ -88,9 +88,9 @@ static void bad_block_warnings(const struct md_array *a, size_t persistent, stru
 		list = md_ranges_str(&m->bad, 8);
 		warnings_add(w, SEV_WARNING, "bad_blocks", a->name, m->name,
 			     xasprintf("%s: %s member %s has %zu bad-block range%s recorded (%llu sectors: %s): md reads them from the other members; check the %s",
-				       a->name, m->is_ram ? "RAM" : "persistent", m->name, m->bad.n,
+				       a->name, md_is_fast(m) ? "RAM" : "persistent", m->name, m->bad.n,
 				       m->bad.n == 1 ? "" : "s", (unsigned long long)m->bad.sectors, list,
-				       m->is_ram ? "memory (rdctl --restore replaces the member)" : "disk (dmesg, smartctl)"));
+				       md_is_fast(m) ? "memory (rdctl --restore replaces the member)" : "disk (dmesg, smartctl)"));
 		free(list);
 	}
 	if (!persistent)
@@ -118,7 +118,7 @@ static void array_warnings(const struct md_array *a, struct warnings *w)
 	for (size_t i = 0; i < a->nmembers; i++) {
 		const struct md_member *m = &a->members[i];
 
-		if (m->is_ram) {
+		if (md_is_fast(m)) {
 			/*
 			 * A write the RAM member failed (out of memory): md
 			 * keeps it but records bad blocks, whose reads go to

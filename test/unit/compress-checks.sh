@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# shellcheck disable=SC2154 # out, err, tmp, here, broot, blog, conf, uuid...: set by run-checks.sh, boot-checks.sh, mirror-checks.sh
+# The compressed RAM member (--compress, compress=) on the fake tree: each
+# refusal with its message, the memory limit rdctl gives the disk (the
+# fake ioctl logs it), the module without compression, the configuration
+# line, and --restore's memory check at the ratio --release kept. Sourced
+# by run-checks.sh after mirror-checks.sh, whose raid1_tree it uses.
+
+saved_env="$RDCTL_SYSFS_ROOT|$RDCTL_PROC_ROOT|$RDCTL_DEV_ROOT"
+export RDCTL_FAKE_LOG=$blog RDCTL_MDADM_CONF=$tmp/mdadm.conf RDCTL_RESTORE_TIMEOUT=0
+export RDCTL_SYSFS_ROOT=$broot/sys RDCTL_PROC_ROOT=$broot/proc RDCTL_DEV_ROOT=$broot/dev
+MiB=1048576
+
+# --- the options: each wrong combination refused, nothing run ---------------
+usage "compress unknown" "unknown compressor 'gzip' for --compress: expected lz4 or zstd" -a 4G --compress=gzip
+usage "compress prealloc" "--compress and --prealloc cannot be used together" -a 4G --compress --prealloc
+usage "compress member" "--compress and --member cannot be used together" \
+	--convert md0 --compress --member /dev/disk/by-id/nvme-x
+usage "compress revert" "--compress goes with --attach, --create or --convert only" --revert md0 --compress
+# "--compress zstd" takes the next word only when it names a compressor
+usage "compress next word" "unexpected argument 'md0'" -a 4G --compress md0
+
+# --- --attach: larger than RAM, bounded by the memory spare ---------------------
+# 16 GiB of RAM, 4 GiB available (raid1_tree), a reserve of 512 MiB, no rd disk:
+# the bound is 4096 - 512 = 3584 MiB
+raid1_tree
+printf 'reserve 512M\n' >"$conf"
+: >"$blog"
+RDCTL_CONFIG=$conf RDCTL_FAKE_COMPRESS=1 run "attach compressed" 0 -a 32G --compress zstd
+expect_out "attach compressed" "Attached device rd3 of size 32768 MiB, compressed with zstd, memory limit 3584 MiB"
+expect_log "attach compressed: the ioctl" "ioctl ADD 34359738368 2
+ioctl ADD_COMPRESS 2 $((3584 * MiB))"
+RDCTL_CONFIG=$conf RDCTL_FAKE_COMPRESS=1 run "attach compressed json" 0 -a 8G --compress --json
+validate "attach compressed json" attached
+if python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["attached"]; sys.exit(not (a["compress"]=="lz4" and a["mem_limit"]==3584*2**20))' "$out"
+then pass; else fail "attach compressed json: $(cat "$out")"; fi
+# a module without compression refuses the flag (EINVAL): said as such
+RDCTL_CONFIG=$conf run "attach compressed, old module" 1 -a 8G --compress
+expect_err_has "attach compressed, old module" "the loaded rdmirror module cannot make compressed disks"
+# too little spare once the reserve is kept: refused before any ioctl
+printf 'reserve 4050M\n' >"$conf"
+: >"$blog"
+RDCTL_CONFIG=$conf RDCTL_FAKE_COMPRESS=1 run "attach compressed, no room" 1 -a 8G --compress
+expect_err "attach compressed, no room" "a compressed disk would have less than 64 MiB of memory for its compressed data (4096 MiB available, 4050 MiB kept in reserve, 0 MiB still to fill in other rd disks): free memory, lower the reserve in rdmirror.conf, or --ignore-memory"
+expect_log "attach compressed, no room: nothing ran" ""
+# --ignore-memory: past the refusal, bounded by RAM less the reserve
+RDCTL_CONFIG=$conf RDCTL_FAKE_COMPRESS=1 run "attach compressed, ignore memory" 0 -a 8G --compress --ignore-memory
+expect_out_has "attach compressed, ignore memory" "memory limit 12334 MiB"
+
+# --- --convert --compress: the plan, the attach, the configuration line -----------
+raid1_tree
+printf 'reserve 512M\n' >"$conf"
+run "convert compressed dry" 0 --convert /dev/md0 --config "$conf" --compress --dry-run
+expect_out_has "convert compressed dry attach" "  rdctl --attach 1025M --compress=lz4"
+expect_out_has "convert compressed dry conf" "  # add to $conf: UUID=$uuid auto compress=lz4"
+# an array larger than the memory available: refused for RAM, taken compressed
+put "$broot/proc/meminfo" "MemTotal: 16777216 kB
+MemAvailable: 819200 kB"
+run "convert over memory" 1 --convert /dev/md0 --config "$conf" --dry-run
+expect_err_has "convert over memory" "the RAM member needs 1025 MiB, more than the available memory (800 MiB)"
+run "convert over memory, compressed" 0 --convert /dev/md0 --config "$conf" --dry-run --compress=zstd
+expect_out_has "convert over memory, compressed" "  rdctl --attach 1025M --compress=zstd"
+raid1_tree
+printf 'reserve 512M\n' >"$conf"
+: >"$blog"
+RDCTL_FAKE_COMPRESS=1 run "convert compressed" 0 --convert /dev/md0 --config "$conf" --compress --json
+validate "convert compressed" convert
+if head -2 "$blog" | grep -qx "ioctl ADD_COMPRESS 1 $((3584 * MiB))"; then pass
+else fail "convert compressed: no compressed add: $(cat "$blog")"; fi
+expect_conf "convert compressed: its line" "reserve 512M
+UUID=$uuid auto compress=lz4"
+# the module without compression: said, and the array as it was
+raid1_tree
+printf 'reserve 512M\n' >"$conf"
+run "convert compressed, old module" 1 --convert /dev/md0 --config "$conf" --compress
+expect_err_has "convert compressed, old module" "the loaded rdmirror module cannot make compressed disks"
+expect_conf "convert compressed, old module: line taken out" "reserve 512M"
+
+# --- --restore: the memory check at the ratio --release kept ----------------------
+# md0's RAM slot empty, 1025 MiB a member; 4 GiB available less a 3 GiB reserve
+# leaves 1024 MiB: at 1:1 it does not fit, at 3:1 it does
+boot_tree
+put "$broot/proc/meminfo" "MemTotal: 16777216 kB
+MemAvailable: 4194304 kB"
+mkdir -p "$tmp/zstate"
+printf 'reserve 3G\nmd0 auto compress=lz4\n' >"$conf"
+RDCTL_STATE_DIR=$tmp/zstate run "restore compressed, no record" 0 --restore --dry-run --config "$conf"
+expect_out_has "restore compressed, no record" "md0: would attach a 1025 MiB RAM disk compressed with lz4 and"
+printf '%s %s\n' $((1000 * MiB)) $((1000 * MiB)) >"$tmp/zstate/ratio-$uuid"
+RDCTL_STATE_DIR=$tmp/zstate run "restore compressed, 1:1" 1 --restore --dry-run --config "$conf"
+expect_err_has "restore compressed, 1:1" "md0: not restored: a compressed member that held its data 1.00:1 needs about 1025 MiB (4096 MiB available, 3072 MiB kept in reserve, 0 MiB still to fill in other rd disks); md0 runs from its disks"
+printf '%s %s\n' $((900 * MiB)) $((300 * MiB)) >"$tmp/zstate/ratio-$uuid"
+RDCTL_STATE_DIR=$tmp/zstate run "restore compressed, 3:1" 0 --restore --dry-run --config "$conf"
+expect_out_has "restore compressed, 3:1" "md0: would attach a 1025 MiB RAM disk compressed with lz4"
+# the restore itself gives the disk its bound
+: >"$blog"
+RDCTL_STATE_DIR=$tmp/zstate RDCTL_FAKE_COMPRESS=1 run "restore compressed" 0 --restore --config "$conf"
+if grep -qx "ioctl ADD_COMPRESS 1 $((1024 * MiB))" "$blog"; then pass
+else fail "restore compressed: no compressed add with its bound: $(cat "$blog")"; fi
+
+# --- --release keeps a compressed member's ratio -----------------------------------
+boot_tree
+rd_member 0 in_sync
+put "$broot/sys/block/rd0/rdmirror/compressor" lz4
+put "$broot/sys/block/rd0/rdmirror/data_bytes" $((600 * MiB))
+put "$broot/sys/block/rd0/rdmirror/allocated_bytes" $((200 * MiB))
+rm -f "$tmp/zstate/ratio-$uuid"
+RDCTL_STATE_DIR=$tmp/zstate run "release compressed" 0 --release
+expect_out_has "release compressed" "its compression ratio 3.00:1 kept"
+if [ "$(cat "$tmp/zstate/ratio-$uuid" 2>/dev/null)" = "$((600 * MiB)) $((200 * MiB))" ]; then pass
+else fail "release compressed: ratio record: $(cat "$tmp/zstate/ratio-$uuid" 2>&1)"; fi
+
+IFS='|' read -r RDCTL_SYSFS_ROOT RDCTL_PROC_ROOT RDCTL_DEV_ROOT <<<"$saved_env"
+export RDCTL_SYSFS_ROOT RDCTL_PROC_ROOT RDCTL_DEV_ROOT
+unset RDCTL_FAKE_LOG RDCTL_MDADM_CONF RDCTL_RESTORE_TIMEOUT
