@@ -418,6 +418,9 @@ put "$broot/sys/class/block/nvme0n1/stat" "42 0 0 0 0 0 0 0 0 0 0"
 run "status member kind" 3 --status --json --config "$conf"
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); k={m["name"]: m["kind"] for a in d["arrays"] for m in a["members"]}; sys.exit(k.get("nvme0n1") != "disk")' "$out"
 then pass; else fail "status member kind: $(cat "$out")"; fi
+run "status member kind text" 3 --status --config "$conf"
+expect_out_has "status member kind text" "in sync (nvme0n1): reads come from the member disk"
+expect_out_lacks "status member kind text" "reads come from RAM"
 run "status member kind prometheus" 0 --status --prometheus --config "$conf"
 expect_out_has "status member kind prometheus" 'device="nvme0n1",kind="disk"'
 rm -f "$RDCTL_RUN_DIR/restore.json"

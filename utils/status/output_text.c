@@ -87,15 +87,17 @@ static int print_mirror(FILE *f, const struct mirror *x)
 	const char *bare = strncmp(x->spec, "/dev/", 5) ? x->spec : x->spec + 5;
 	bool other = x->array && strcmp(bare, x->array);
 	double share = mirror_ram_read_share(x);
+	/* (member=PATH: the fast member is that disk, not RAM) */
+	const char *from = x->member ? "the member disk" : "RAM";
 	int r = 0;
 
 	switch (x->state) {
 	case MIRROR_IN_SYNC:
 		if (share >= 0)
-			what = xasprintf("in sync (%s): reads come from RAM (%.1f%% of %" PRId64 " so far)",
-					 x->rd, 100 * share, x->ram_reads + x->disk_reads);
+			what = xasprintf("in sync (%s): reads come from %s (%.1f%% of %" PRId64 " so far)",
+					 x->rd, from, 100 * share, x->ram_reads + x->disk_reads);
 		else
-			what = xasprintf("in sync (%s): reads come from RAM", x->rd);
+			what = xasprintf("in sync (%s): reads come from %s", x->rd, from);
 		break;
 	case MIRROR_RECOVERING:
 		if (x->progress >= 0) {
