@@ -113,7 +113,7 @@ const struct rd_kunit_reports *rd_kunit_poison(struct kunit *test,
 }
 
 kunit_test_suites(&rd_kunit_store_suite, &rd_kunit_ctl_suite,
-		  &rd_kunit_disk_suite);
+		  &rd_kunit_disk_suite, &rd_kunit_zstore_suite);
 
 MODULE_DESCRIPTION("KUnit tests for rdmirror");
 MODULE_LICENSE("GPL");

@@ -17,6 +17,7 @@
 extern struct kunit_suite rd_kunit_store_suite;
 extern struct kunit_suite rd_kunit_ctl_suite;
 extern struct kunit_suite rd_kunit_disk_suite;
+extern struct kunit_suite rd_kunit_zstore_suite;
 
 /*
  * From now until the test ends, rd_store_alloc_page() in this test's
