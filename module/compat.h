@@ -31,12 +31,18 @@
  * memory has no transfer limit, and md stacks the smallest of its
  * members' limits, so the block layer's default (BLK_SAFE_MAX_SECTORS,
  * 127 KiB) would split every bio of the array, its disks' writes too.
+ * A compressed disk (@stable) asks for stable pages, as zram: a page
+ * under write is not changed until the write ends, so that what was
+ * compressed and checksummed is what was written. (BLK_FEAT_STABLE_WRITES
+ * since 6.11, QUEUE_FLAG_STABLE_WRITES before.)
  * Returns an ERR_PTR on failure.
  */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 0)
 static inline void rd_compat_set_queue_flags(struct request_queue *q,
-					     bool iostats)
+					     bool iostats, bool stable)
 {
+	if (stable)
+		blk_queue_flag_set(QUEUE_FLAG_STABLE_WRITES, q);
 	blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
 #ifdef QUEUE_FLAG_SYNCHRONOUS	/* a hint, new in 6.7 */
 	blk_queue_flag_set(QUEUE_FLAG_SYNCHRONOUS, q);
@@ -50,7 +56,7 @@ static inline void rd_compat_set_queue_flags(struct request_queue *q,
 }
 #endif
 
-static inline struct gendisk *rd_compat_alloc_disk(bool iostats)
+static inline struct gendisk *rd_compat_alloc_disk(bool iostats, bool stable)
 {
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
 	struct queue_limits lim = {
@@ -63,14 +69,15 @@ static inline struct gendisk *rd_compat_alloc_disk(bool iostats)
 		.max_write_zeroes_sectors = RD_MAX_WRITE_ZEROES_SECTORS,
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
 		.features		= BLK_FEAT_SYNCHRONOUS | BLK_FEAT_NOWAIT |
-					  (iostats ? BLK_FEAT_IO_STAT : 0),
+					  (iostats ? BLK_FEAT_IO_STAT : 0) |
+					  (stable ? BLK_FEAT_STABLE_WRITES : 0),
 #endif
 	};
 	struct gendisk *disk = blk_alloc_disk(&lim, NUMA_NO_NODE);
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 0)
 	if (!IS_ERR(disk))
-		rd_compat_set_queue_flags(disk->queue, iostats);
+		rd_compat_set_queue_flags(disk->queue, iostats, stable);
 #endif
 	return disk;
 #else
@@ -87,7 +94,7 @@ static inline struct gendisk *rd_compat_alloc_disk(bool iostats)
 	blk_queue_max_discard_sectors(q, UINT_MAX);
 	q->limits.discard_granularity = PAGE_SIZE;
 	blk_queue_max_write_zeroes_sectors(q, RD_MAX_WRITE_ZEROES_SECTORS);
-	rd_compat_set_queue_flags(q, iostats);
+	rd_compat_set_queue_flags(q, iostats, stable);
 	return disk;
 #endif
 }

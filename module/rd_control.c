@@ -39,12 +39,38 @@ int rd_ctl_check_size(u64 size)
 }
 EXPORT_SYMBOL_IF_RD_KUNIT(rd_ctl_check_size);
 
+/*
+ * A compressed disk may be larger than RAM, which is what it is for: up
+ * to RD_CTL_COMP_MAX_RATIO times RAM (a ratio lz4 and zstd do not pass
+ * on real data, beyond which the xarray's own nodes, 1/500 of the disk
+ * when full, begin to count), with its own bound (mem_limit) at most
+ * RAM. Its memory is bound all the same by the module's mem_limit.
+ */
+#define RD_CTL_COMP_MAX_RATIO	8
+
+static int rd_ctl_check_compressed(const struct rdmirror_add *req)
+{
+	u64 ram = (u64)totalram_pages() << PAGE_SHIFT;
+
+	if (req->flags & RDMIRROR_ADD_PREALLOC ||
+	    (req->comp != RDMIRROR_COMP_LZ4 && req->comp != RDMIRROR_COMP_ZSTD))
+		return -EINVAL;
+	if (!req->size || req->size % RDMIRROR_SIZE_ALIGN)
+		return -EINVAL;
+	if (req->size > ram * RD_CTL_COMP_MAX_RATIO || req->mem_limit > ram)
+		return -ENOMEM;
+	return 0;
+}
+
 int rd_ctl_check_add(const struct rdmirror_add *req)
 {
 	if (req->version != RDMIRROR_ABI_VERSION ||
 	    req->flags & ~RDMIRROR_ADD_ALL_FLAGS || req->index ||
-	    req->comp || req->mem_limit ||
 	    !rd_ctl_zero(req->reserved, sizeof(req->reserved)))
+		return -EINVAL;
+	if (req->flags & RDMIRROR_ADD_COMPRESS)
+		return rd_ctl_check_compressed(req);
+	if (req->comp || req->mem_limit)
 		return -EINVAL;
 	return rd_ctl_check_size(req->size);
 }
@@ -97,8 +123,8 @@ static long rd_ctl_add(struct rdmirror_add __user *argp)
 	err = rd_ctl_check_add(&a.req);
 	if (err)
 		return err;
-	err = rd_disk_add(a.req.size, a.req.flags, rd_ctl_add_report, &a,
-			  &index);
+	err = rd_disk_add(a.req.size, a.req.flags, a.req.comp, a.req.mem_limit,
+			  rd_ctl_add_report, &a, &index);
 	return err ? err : index;
 }
 

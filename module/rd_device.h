@@ -51,6 +51,7 @@ static inline unsigned int rd_sector_offset(sector_t sector)
 #define RD_PAGE_MC_RECOVERED	BIT(RD_PAGE_MC_RECOVERED_BIT)
 
 struct gendisk;
+struct rd_zstore;
 
 struct rd_device {
 	int index;
@@ -101,6 +102,12 @@ struct rd_device {
 	 */
 	bool mem_full;
 	atomic_long_t refused_writes;	/* write bios refused for the bound */
+	/*
+	 * A compressed disk's store (rd_zstore.c), which holds its pages in
+	 * @pages in its own way; NULL for a disk of plain pages. Set before
+	 * the disk appears, never changed.
+	 */
+	struct rd_zstore *zs;
 };
 
 /* rd_store.c: the pages behind one disk */
@@ -131,6 +138,8 @@ unsigned long rd_store_copy_mc(void *dst, const void *src, size_t len);
 void rd_store_report_mf(struct page *page);
 /* Room under the bound that ends a disk's refusals (1 MiB of 4 KiB pages). */
 #define RD_MEM_ROOM_PAGES	256
+int rd_store_mem_charge(unsigned long nr);
+void rd_store_mem_uncharge(unsigned long nr);
 void rd_store_set_mem_limit(unsigned long pages);
 unsigned long rd_store_mem_limit(void);
 unsigned long rd_store_mem_used(void);
@@ -152,6 +161,34 @@ static inline u64 rd_store_bytes(struct rd_device *rd)
 	return (u64)atomic_long_read(&rd->nr_pages) << PAGE_SHIFT;
 }
 
+/*
+ * rd_zstore.c: the store of a compressed disk, in rd->pages and rd->zs,
+ * with the calls of rd_store.c's above for I/O: rd_io.c and rd_disk.c
+ * call the one of the disk's kind.
+ */
+int rd_zstore_module_init(void);
+void rd_zstore_module_exit(void);
+int rd_zstore_init(struct rd_device *rd, u32 comp, u64 mem_limit);
+void rd_zstore_destroy(struct rd_device *rd);
+int rd_zstore_read_bio(struct rd_device *rd, struct bio *bio);
+int rd_zstore_write(struct rd_device *rd, sector_t sector, struct page *src,
+		    unsigned int src_off, unsigned int len, gfp_t gfp);
+int rd_zstore_discard(struct rd_device *rd, sector_t sector,
+		      sector_t nr_sects, unsigned int flags);
+bool rd_zstore_full(struct rd_device *rd);
+u64 rd_zstore_bytes(struct rd_device *rd);
+u64 rd_zstore_data_bytes(struct rd_device *rd);
+const char *rd_zstore_compressor(struct rd_device *rd);
+
+/* Whichever store the disk has: discard or write zeroes. */
+static inline int rd_discard(struct rd_device *rd, sector_t sector,
+			     sector_t nr_sects, unsigned int flags)
+{
+	if (rd->zs)
+		return rd_zstore_discard(rd, sector, nr_sects, flags);
+	return rd_store_discard(rd, sector, nr_sects, flags);
+}
+
 /* rd_io.c: the bio path */
 void rd_submit_bio(struct bio *bio);
 /* rd_disk.c: disk lifetime, called by the control device */
@@ -160,8 +197,8 @@ void rd_submit_bio(struct bio *bio);
  * an error ends the add with nothing made.
  */
 typedef int (*rd_add_report_fn)(u32 index, void *data);
-int rd_disk_add(u64 size, u32 flags, rd_add_report_fn report, void *data,
-		u32 *index);
+int rd_disk_add(u64 size, u32 flags, u32 comp, u64 mem_limit,
+		rd_add_report_fn report, void *data, u32 *index);
 int rd_disk_remove(u32 index);
 int rd_disk_resize(u32 index, u64 size);
 int rd_disk_free_pages(u32 index);

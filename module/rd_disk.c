@@ -30,6 +30,7 @@
 #include "compat.h"
 #include "rd_device.h"
 #include "rd_kunit_hooks.h"
+#include "rd_zstore.h"
 
 static DEFINE_MUTEX(rd_ctl_mutex);
 static DEFINE_IDR(rd_indexes);
@@ -43,7 +44,8 @@ static ssize_t allocated_bytes_show(struct device *dev,
 {
 	struct rd_device *rd = dev_to_disk(dev)->private_data;
 
-	return sysfs_emit(buf, "%llu\n", rd_store_bytes(rd));
+	return sysfs_emit(buf, "%llu\n",
+			  rd->zs ? rd_zstore_bytes(rd) : rd_store_bytes(rd));
 }
 static DEVICE_ATTR_RO(allocated_bytes);
 
@@ -83,18 +85,122 @@ static ssize_t refused_writes_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(refused_writes);
 
+/* A compressed disk's own (rd_zstore.c): see uapi/rdmirror.h. */
+static ssize_t compressor_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	struct rd_device *rd = dev_to_disk(dev)->private_data;
+
+	return sysfs_emit(buf, "%s\n", rd_zstore_compressor(rd));
+}
+static DEVICE_ATTR_RO(compressor);
+
+static ssize_t data_bytes_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	struct rd_device *rd = dev_to_disk(dev)->private_data;
+
+	return sysfs_emit(buf, "%llu\n", rd_zstore_data_bytes(rd));
+}
+static DEVICE_ATTR_RO(data_bytes);
+
+static ssize_t mem_limit_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	struct rd_device *rd = dev_to_disk(dev)->private_data;
+
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(rd->zs->mem_limit));
+}
+
+/*
+ * Bytes (K, M, G suffixes), 0 for none. A bound below what the disk
+ * holds takes nothing back: it refuses the writes that need more.
+ */
+static ssize_t mem_limit_store(struct device *dev,
+			       struct device_attribute *attr, const char *buf,
+			       size_t count)
+{
+	struct rd_device *rd = dev_to_disk(dev)->private_data;
+	unsigned long long bytes;
+	char *end;
+
+	bytes = memparse(buf, &end);
+	if (*end == '\n')
+		end++;
+	if (end == buf || *end)
+		return -EINVAL;
+	WRITE_ONCE(rd->zs->mem_limit, bytes);
+	return count;
+}
+static DEVICE_ATTR_RW(mem_limit);
+
+static ssize_t same_pages_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	struct rd_device *rd = dev_to_disk(dev)->private_data;
+
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(&rd->zs->same_pages));
+}
+static DEVICE_ATTR_RO(same_pages);
+
+static ssize_t huge_pages_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	struct rd_device *rd = dev_to_disk(dev)->private_data;
+
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(&rd->zs->huge_pages));
+}
+static DEVICE_ATTR_RO(huge_pages);
+
+static ssize_t checksum_errors_show(struct device *dev,
+				    struct device_attribute *attr, char *buf)
+{
+	struct rd_device *rd = dev_to_disk(dev)->private_data;
+
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(&rd->zs->csum_errors));
+}
+static DEVICE_ATTR_RO(checksum_errors);
+
 static struct attribute *rd_attrs[] = {
 	&dev_attr_allocated_bytes.attr,
 	&dev_attr_preallocated.attr,
 	&dev_attr_memory_errors.attr,
 	&dev_attr_replaced_pages.attr,
 	&dev_attr_refused_writes.attr,
+	&dev_attr_compressor.attr,
+	&dev_attr_data_bytes.attr,
+	&dev_attr_mem_limit.attr,
+	&dev_attr_same_pages.attr,
+	&dev_attr_huge_pages.attr,
+	&dev_attr_checksum_errors.attr,
 	NULL,
 };
+
+static bool rd_attr_compressed_only(struct attribute *attr)
+{
+	return attr == &dev_attr_compressor.attr ||
+	       attr == &dev_attr_data_bytes.attr ||
+	       attr == &dev_attr_mem_limit.attr ||
+	       attr == &dev_attr_same_pages.attr ||
+	       attr == &dev_attr_huge_pages.attr ||
+	       attr == &dev_attr_checksum_errors.attr;
+}
+
+/* A disk of plain pages has no compressed disk's files. */
+static umode_t rd_attr_visible(struct kobject *kobj, struct attribute *attr,
+			       int n)
+{
+	struct rd_device *rd = dev_to_disk(kobj_to_dev(kobj))->private_data;
+
+	if (!rd->zs && rd_attr_compressed_only(attr))
+		return 0;
+	return attr->mode;
+}
 
 static const struct attribute_group rd_attr_group = {
 	.name = "rdmirror",
 	.attrs = rd_attrs,
+	.is_visible = rd_attr_visible,
 };
 
 static const struct attribute_group *rd_attr_groups[] = {
@@ -120,12 +226,18 @@ static const struct block_device_operations rd_fops = {
 
 static void rd_device_free(struct rd_device *rd)
 {
+	/* (the compressed store's entries first: then the xarray is empty) */
+	rd_zstore_destroy(rd);
 	rd_store_destroy(rd);
 	kfree(rd);
 }
 
-int rd_disk_add(u64 size, u32 flags, rd_add_report_fn report, void *data,
-		u32 *index)
+/*
+ * @comp and @mem_limit: a compressed disk's (RDMIRROR_ADD_COMPRESS),
+ * checked by the caller (rd_ctl_check_add()).
+ */
+int rd_disk_add(u64 size, u32 flags, u32 comp, u64 mem_limit,
+		rd_add_report_fn report, void *data, u32 *index)
 {
 	struct rd_device *rd;
 	struct gendisk *disk;
@@ -138,6 +250,11 @@ int rd_disk_add(u64 size, u32 flags, rd_add_report_fn report, void *data,
 	if (err)
 		goto out_free_rd;
 	rd->prealloc = flags & RDMIRROR_ADD_PREALLOC;
+	if (flags & RDMIRROR_ADD_COMPRESS) {
+		err = rd_zstore_init(rd, comp, mem_limit);
+		if (err)
+			goto out_free_rd;
+	}
 
 	/*
 	 * Reserve the index first (a NULL entry: the disk is not there for
@@ -161,7 +278,7 @@ int rd_disk_add(u64 size, u32 flags, rd_add_report_fn report, void *data,
 			goto out_free_index;
 	}
 
-	disk = rd_compat_alloc_disk(rd_iostats);
+	disk = rd_compat_alloc_disk(rd_iostats, rd->zs);
 	if (IS_ERR(disk)) {
 		err = PTR_ERR(disk);
 		goto out_free_index;
@@ -284,9 +401,9 @@ static int rd_disk_grow_prealloc(struct rd_device *rd, sector_t old, u64 size)
 	err = rd_store_prealloc(rd, first, DIV_ROUND_UP(size, PAGE_SIZE));
 	if (!err && mutex_lock_killable(&rd_ctl_mutex)) {
 		/* Killed before publishing: the range goes, unseen. */
-		rd_store_discard(rd, rd_page_sector(first),
-				 rd_page_sector(DIV_ROUND_UP(size, PAGE_SIZE) - first),
-				 RD_DISCARD_QUIESCED | RD_DISCARD_MAY_SLEEP);
+		rd_discard(rd, rd_page_sector(first),
+			   rd_page_sector(DIV_ROUND_UP(size, PAGE_SIZE) - first),
+			   RD_DISCARD_QUIESCED | RD_DISCARD_MAY_SLEEP);
 		err = -EINTR;
 	}
 	if (err)
@@ -338,8 +455,8 @@ int rd_disk_resize(u32 index, u64 size)
 		 * partial page past the end that could not be zeroed reads
 		 * as an error if a grow brings it back: no error here.)
 		 */
-		(void)rd_store_discard(rd, new, old - new,
-				       RD_DISCARD_QUIESCED | RD_DISCARD_MAY_SLEEP);
+		(void)rd_discard(rd, new, old - new,
+				 RD_DISCARD_QUIESCED | RD_DISCARD_MAY_SLEEP);
 	}
 out_unlock:
 	mutex_unlock(&rd_ctl_mutex);
@@ -369,7 +486,7 @@ int rd_disk_free_pages(u32 index)
 	 * "done": a preallocating add right after a flush counts on it) and
 	 * every removal, resize and other emptying (so @rd stays).
 	 */
-	err = rd_store_discard(rd, 0, get_capacity(rd->disk), flags);
+	err = rd_discard(rd, 0, get_capacity(rd->disk), flags);
 	/*
 	 * A preallocated disk's page whose memory failed and that could not
 	 * be replaced by a zeroed one (no memory for it, or no room to

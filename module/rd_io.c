@@ -17,14 +17,29 @@
 
 static blk_status_t rd_do_read(struct rd_device *rd, struct bio *bio)
 {
-	/* A memory error: md reads the block from a disk. */
-	if (rd_store_read_bio(rd, bio))
-		return BLK_STS_IOERR;
-	return BLK_STS_OK;
+	int err;
+
+	/*
+	 * A memory error, or a compressed page found corrupt: md reads the
+	 * block from a disk (and writes it back).
+	 */
+	if (likely(!rd->zs))
+		return rd_store_read_bio(rd, bio) ? BLK_STS_IOERR : BLK_STS_OK;
+	err = rd_zstore_read_bio(rd, bio);
+	if (err == -EAGAIN)
+		return BLK_STS_AGAIN;
+	return err ? BLK_STS_IOERR : BLK_STS_OK;
+}
+
+/* Whether a disk that had a write refused must refuse this one too. */
+static bool rd_mem_still_full(struct rd_device *rd)
+{
+	return rd_store_mem_full() || (rd->zs && rd_zstore_full(rd));
 }
 
 /*
- * A write refused for the module's memory bound: an error md sees
+ * A write refused for the module's memory bound (or a compressed disk's
+ * own, rdmirror_add.mem_limit): an error md sees
  * (BLK_STS_NOSPC; to a direct writer, ENOSPC), counted, and the disk
  * marked to refuse every write until the bound has room again.
  */
@@ -32,8 +47,12 @@ static blk_status_t rd_refuse_write(struct rd_device *rd, sector_t sector)
 {
 	WRITE_ONCE(rd->mem_full, true);
 	rd_store_count_refused(rd);
-	pr_err_ratelimited("rd%d: write at sector %llu refused: rdmirror's memory limit (parameter mem_limit) is reached\n",
-			   rd->index, (unsigned long long)sector);
+	if (rd->zs && rd_zstore_full(rd))
+		pr_err_ratelimited("rd%d: write at sector %llu refused: the disk's memory limit (rdmirror/mem_limit) is reached\n",
+				   rd->index, (unsigned long long)sector);
+	else
+		pr_err_ratelimited("rd%d: write at sector %llu refused: rdmirror's memory limit (parameter mem_limit) is reached\n",
+				   rd->index, (unsigned long long)sector);
 	return BLK_STS_NOSPC;
 }
 
@@ -66,7 +85,7 @@ static blk_status_t rd_do_write(struct rd_device *rd, struct bio *bio)
 	 * blocks over what it could not take.
 	 */
 	if (unlikely(READ_ONCE(rd->mem_full))) {
-		if (rd_store_mem_full())
+		if (rd_mem_still_full(rd))
 			return rd_refuse_write(rd, sector);
 		WRITE_ONCE(rd->mem_full, false);
 	}
@@ -79,15 +98,21 @@ static blk_status_t rd_do_write(struct rd_device *rd, struct bio *bio)
 			unsigned int len = min_t(unsigned int, bv.bv_len - done,
 						 PAGE_SIZE - rd_sector_offset(sector));
 
-			err = rd_store_write(rd, sector, bv.bv_page,
-					     bv.bv_offset + done, len, gfp);
+			if (likely(!rd->zs))
+				err = rd_store_write(rd, sector, bv.bv_page,
+						     bv.bv_offset + done, len, gfp);
+			else
+				err = rd_zstore_write(rd, sector, bv.bv_page,
+						      bv.bv_offset + done, len, gfp);
 			if (unlikely(err == -ENOSPC))
 				return rd_refuse_write(rd, sector);
 			if (err) {
 				if (bio->bi_opf & REQ_NOWAIT)
 					return BLK_STS_AGAIN;
-				pr_err_ratelimited("rd%d: out of memory writing sector %llu\n",
-						   rd->index, (unsigned long long)sector);
+				/* (-EIO: a compressed page, said where) */
+				if (err == -ENOMEM)
+					pr_err_ratelimited("rd%d: out of memory writing sector %llu\n",
+							   rd->index, (unsigned long long)sector);
 				/*
 				 * An I/O error, as brd and zram end it:
 				 * BLK_STS_RESOURCE is blk-mq's "retry the
@@ -123,7 +148,7 @@ static blk_status_t rd_do_discard(struct rd_device *rd, struct bio *bio)
 		flags |= RD_DISCARD_KEEP_PAGES;
 	if (!nowait)
 		flags |= RD_DISCARD_MAY_SLEEP;
-	if (rd_store_discard(rd, bio->bi_iter.bi_sector, bio_sectors(bio), flags))
+	if (rd_discard(rd, bio->bi_iter.bi_sector, bio_sectors(bio), flags))
 		return nowait ? BLK_STS_AGAIN : BLK_STS_IOERR;
 	return BLK_STS_OK;
 }

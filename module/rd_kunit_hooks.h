@@ -43,6 +43,9 @@ int rd_store_read(struct rd_device *rd, sector_t sector, struct page *dst,
 		  unsigned int dst_off, unsigned int len);
 int rd_store_read_bio_batch(struct rd_device *rd, struct bio *bio,
 			    unsigned int batch);
+/* rd_zstore.c: one piece read (within one page); 0, or -EIO. */
+int rd_zstore_read(struct rd_device *rd, sector_t sector, struct page *dst,
+		   unsigned int dst_off, unsigned int len);
 /* rd_store.c: every copy a write makes into a page already in the store. */
 void rd_store_copy_in(struct page *page, unsigned int off, struct page *src,
 		      unsigned int src_off, unsigned int len);

@@ -125,9 +125,12 @@ static int __init rd_init(void)
 	err = rd_store_module_init();
 	if (err)
 		return err;
-	err = rd_disks_init(max_disks, iostats);
+	err = rd_zstore_module_init();
 	if (err)
 		goto out_store;
+	err = rd_disks_init(max_disks, iostats);
+	if (err)
+		goto out_zstore;
 	err = rd_control_init();
 	if (err)
 		goto out_disks;
@@ -137,6 +140,9 @@ static int __init rd_init(void)
 
 out_disks:
 	rd_disks_exit();
+out_zstore:
+	rd_store_flush_frees();
+	rd_zstore_module_exit();
 out_store:
 	rd_store_module_exit();
 	return err;
@@ -149,6 +155,8 @@ static void __exit rd_exit(void)
 	rd_disks_exit();
 	/* Discards may have queued page frees that run our code. */
 	rd_store_module_exit();
+	/* (after the frees: objects go back to the classes first) */
+	rd_zstore_module_exit();
 }
 
 module_init(rd_init);

@@ -106,6 +106,17 @@ static void rd_mem_uncharge(unsigned long nr)
 	atomic_long_sub(nr, &rd_mem_used);
 }
 
+/* The same for the compressed store (rd_zstore.c), which counts bytes. */
+int rd_store_mem_charge(unsigned long nr)
+{
+	return rd_mem_charge(nr);
+}
+
+void rd_store_mem_uncharge(unsigned long nr)
+{
+	rd_mem_uncharge(nr);
+}
+
 /*
  * Whether the bound leaves less than RD_MEM_ROOM_PAGES free: a disk that
  * had a write refused refuses every write until then (rd_io.c).

@@ -62,7 +62,7 @@ static u32 rd_kunit_add(struct kunit *test, u64 size, u32 flags)
 {
 	u32 index;
 
-	KUNIT_ASSERT_EQ(test, rd_disk_add(size, flags, NULL, NULL, &index), 0);
+	KUNIT_ASSERT_EQ(test, rd_disk_add(size, flags, 0, 0, NULL, NULL, &index), 0);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rd_kunit_remove_action,
 							(void *)(uintptr_t)index), 0);
 	return index;
@@ -552,7 +552,8 @@ static void rd_kunit_disk_prealloc_add_failure(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, rd_kunit_when_closed(rd_disk_remove, index), 0);
 	calls = rd_kunit_fail_allocs_after(test, 7);
-	KUNIT_EXPECT_EQ(test, rd_disk_add(64 * SZ_1K, RDMIRROR_ADD_PREALLOC, NULL, NULL, &again),
+	KUNIT_EXPECT_EQ(test, rd_disk_add(64 * SZ_1K, RDMIRROR_ADD_PREALLOC, 0, 0,
+					  NULL, NULL, &again),
 			-ENOMEM);
 	KUNIT_EXPECT_EQ(test, *calls, 8);
 	KUNIT_EXPECT_EQ(test, rd_disk_remove(index), -ENODEV);
@@ -699,7 +700,7 @@ static void rd_kunit_disk_add_report_failure(struct kunit *test)
 	u32 other = rd_kunit_add(test, 64 * SZ_1K, 0), told = U32_MAX, index;
 	struct file *file = rd_kunit_open(test, other);
 
-	KUNIT_EXPECT_EQ(test, rd_disk_add(64 * SZ_1K, 0, rd_kunit_report_fails,
+	KUNIT_EXPECT_EQ(test, rd_disk_add(64 * SZ_1K, 0, 0, 0, rd_kunit_report_fails,
 					  &told, &index), -EFAULT);
 	KUNIT_ASSERT_NE(test, told, U32_MAX);
 	KUNIT_EXPECT_NE(test, told, other);
@@ -716,7 +717,7 @@ static void rd_kunit_disk_full_before_prealloc(struct kunit *test)
 	int *calls, err, n;
 
 	for (n = 0; n < RD_KUNIT_MAX_ADDS; n++) {
-		err = rd_disk_add(4096, 0, NULL, NULL, &index);
+		err = rd_disk_add(4096, 0, 0, 0, NULL, NULL, &index);
 		if (err)
 			break;
 		err = kunit_add_action_or_reset(test, rd_kunit_remove_action,
@@ -725,7 +726,7 @@ static void rd_kunit_disk_full_before_prealloc(struct kunit *test)
 	}
 	KUNIT_ASSERT_EQ(test, err, -ENOSPC);
 	calls = rd_kunit_fail_allocs_after(test, INT_MAX);
-	KUNIT_EXPECT_EQ(test, rd_disk_add(SZ_1M, RDMIRROR_ADD_PREALLOC, NULL,
+	KUNIT_EXPECT_EQ(test, rd_disk_add(SZ_1M, RDMIRROR_ADD_PREALLOC, 0, 0, NULL,
 					  NULL, &index), -ENOSPC);
 	KUNIT_EXPECT_EQ(test, *calls, 0);
 }

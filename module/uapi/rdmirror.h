@@ -11,8 +11,12 @@
  *
  * Errors:
  *   EINVAL  wrong version, reserved or out field not zero, unknown flag,
- *           size 0 or not a multiple of RDMIRROR_SIZE_ALIGN
- *   ENOMEM  size larger than the machine's RAM, or (preallocate) not
+ *           size 0 or not a multiple of RDMIRROR_SIZE_ALIGN; with
+ *           ADD_COMPRESS, PREALLOC too or comp neither LZ4 nor ZSTD;
+ *           without it, comp or mem_limit not 0
+ *   ENOMEM  size larger than the machine's RAM (a compressed disk: 8
+ *           times its RAM, and its mem_limit larger than RAM; a resize
+ *           of any disk: RAM), or (preallocate) not
  *           enough memory: what is available, less what other running
  *           preallocations will take, less 1/32 of RAM; nothing is left
  *           allocated
@@ -54,7 +58,7 @@
  * it with EINVAL as any unknown flag.
  */
 #define RDMIRROR_ADD_COMPRESS	0x2U
-#define RDMIRROR_ADD_ALL_FLAGS	RDMIRROR_ADD_PREALLOC
+#define RDMIRROR_ADD_ALL_FLAGS	(RDMIRROR_ADD_PREALLOC | RDMIRROR_ADD_COMPRESS)
 
 /* rdmirror_add.comp: the compressor of a RDMIRROR_ADD_COMPRESS disk */
 #define RDMIRROR_COMP_NONE	0U	/* must be this without the flag */

@@ -69,12 +69,16 @@ rd_common_setup() {
 # (call it from setup, before any disk). rd_drop_test_module in teardown
 # unloads it, so that the next suite loads the installed one again.
 rd_use_test_module() {
-	local ko
+	local ko deps
 	ko=$RD_TOP/build/$(uname -r)/module/rdmirror.ko
 	[[ ! -e /sys/kernel/debug/rdmirror/pfn ]] || return 0
 	[[ -f "$ko" ]] || { echo "no test build of the module: $ko" >&2; return 1; }
 	rd_cleanup
 	modprobe -r rdmirror
+	# insmod loads no dependency: the compressors the module uses
+	# (lz4_compress on Debian's kernels) first, as modprobe would
+	IFS=, read -ra deps <<<"$(modinfo -F depends "$ko")"
+	((${#deps[@]} == 0)) || modprobe -a "${deps[@]}"
 	insmod "$ko"
 	[[ -e /sys/kernel/debug/rdmirror/pfn ]]
 }

@@ -346,8 +346,22 @@ static int classify(int kind, const union rq *q)
 	case K_ADD:
 		if (q->add.version != RDMIRROR_ABI_VERSION ||
 		    q->add.flags & ~RDMIRROR_ADD_ALL_FLAGS || q->add.index ||
-		    q->add.comp || q->add.mem_limit ||
 		    !zero(q->add.reserved, sizeof(q->add.reserved)))
+			return EINVAL;
+		if (q->add.flags & RDMIRROR_ADD_COMPRESS) {
+			/* up to 8 x RAM, its own bound up to RAM (rd_control.c) */
+			if (q->add.flags & RDMIRROR_ADD_PREALLOC ||
+			    (q->add.comp != RDMIRROR_COMP_LZ4 &&
+			     q->add.comp != RDMIRROR_COMP_ZSTD) ||
+			    !q->add.size || q->add.size % ALIGN)
+				return EINVAL;
+			if (q->add.size / 8 > totalram ||
+			    (q->add.size / 8 == totalram && q->add.size % 8) ||
+			    q->add.mem_limit > totalram)
+				return ENOMEM;
+			return 0;
+		}
+		if (q->add.comp || q->add.mem_limit)
 			return EINVAL;
 		return size_check(q->add.size);
 	case K_RESIZE:

@@ -1,0 +1,107 @@
+#!/usr/bin/env bats
+# Compressed rd disks (RDMIRROR_ADD_COMPRESS, module/rd_zstore.c), made
+# with the raw ioctl (rd-ioctl): fio's verify of compressible data on a
+# bare disk (lz4, zstd) and through an md RAID1 whose disk member is
+# write-mostly; the per-disk counters; and the disk's own memory limit,
+# which fails the RAM member alone inside md, the data whole on the disk.
+
+# bats' "load helpers", spelled so that shellcheck follows it
+# shellcheck source=test/bats/helpers.bash
+. "$BATS_TEST_DIRNAME/helpers.bash"
+
+setup() {
+	rd_common_setup
+	H1=$(hdd 1)
+}
+teardown() {
+	local rc=0
+	rd_common_teardown || rc=$?
+	wipefs -qa "/dev/$H1" >/dev/null 2>&1 || true
+	return "$rc"
+}
+
+# zadd SIZE COMP [MEM_LIMIT]: a compressed disk, its name printed
+zadd() {
+	local i
+	i=$(rd-ioctl add size="$1" flags=2 comp="$2" mem_limit="${3:-0}") || {
+		echo "add failed: $i" >&2
+		return 1
+	}
+	udev_settle
+	echo "rd$i"
+}
+
+zattr() { cat "/sys/block/$1/rdmirror/$2"; }
+
+# zfio DEV SIZE_MIB: random writes of 75%-compressible data, 512 B to
+# 64 KiB, then every block read back and checked (crc32c)
+zfio() {
+	fio --name=z --filename="/dev/$1" --size="$2M" --rw=randwrite \
+		--bssplit=512/10:4k/60:64k/30 --ioengine=libaio --iodepth=8 \
+		--direct=1 --buffer_compress_percentage=75 --buffer_compress_chunk=4k \
+		--refill_buffers --verify=crc32c --do_verify=1 --verify_fatal=1 \
+		--output-format=terse >>"$T/fio.out"
+}
+
+@test "compressed disks (lz4, zstd): fio verify of compressible data, counters, discard frees, refusals" {
+	for comp in 1 2; do
+		d=$(zadd $((32 * MiB)) $comp)
+		[ "$(zattr "$d" compressor)" = "$([ $comp = 1 ] && echo lz4 || echo zstd)" ]
+		[ "$(cat "/sys/block/$d/queue/logical_block_size")" = 512 ]
+		[ "$(cat "/sys/block/$d/queue/physical_block_size")" = 4096 ]
+		[ "$(cat "/sys/block/$d/queue/stable_writes")" = 1 ]
+		zfio "$d" 24
+		data=$(zattr "$d" data_bytes)
+		alloc=$(zattr "$d" allocated_bytes)
+		echo "# $d $(zattr "$d" compressor): data $data, allocated $alloc," \
+			"same $(zattr "$d" same_pages), huge $(zattr "$d" huge_pages)" >&3
+		((data > 16 * MiB && alloc > 0))
+		# 75% compressible: at least 2x with what the objects take
+		((data > 2 * alloc))
+		[ "$(zattr "$d" checksum_errors)" = 0 ]
+		blkdiscard "/dev/$d"
+		[ "$(zattr "$d" allocated_bytes)" = 0 ]
+		[ "$(zattr "$d" data_bytes)" = 0 ]
+		cmp -n $((32 * MiB)) "/dev/$d" /dev/zero
+	done
+	run rd-ioctl add size=$MiB flags=3 comp=1
+	[ "$output" = EINVAL ]
+	run rd-ioctl add size=$MiB flags=2 comp=0
+	[ "$output" = EINVAL ]
+	run rd-ioctl add size=$MiB flags=2 comp=3
+	[ "$output" = EINVAL ]
+	run rd-ioctl add size=$MiB flags=2 comp=1 mem_limit=$((1 << 62))
+	[ "$output" = ENOMEM ]
+}
+
+@test "a compressed member of md RAID1: fio verify; past its mem_limit it alone fails, the data whole" {
+	d=$(zadd $((64 * MiB)) 1)
+	# (assume-clean: both read as zeros where md0 has not written)
+	dd if=/dev/zero of="/dev/$H1" bs=1M count=64 oflag=direct status=none
+	mdadm --create /dev/md0 --run --level=1 --metadata=1.2 --raid-devices=2 \
+		--assume-clean --bitmap=internal "/dev/$d" --write-mostly "/dev/$H1"
+	zfio md0 32
+	[ "$(md_attr degraded)" = 0 ]
+	# a bound 2 MiB above what it holds: 16 MiB of random data pass it
+	alloc=$(zattr "$d" allocated_bytes)
+	echo $((alloc + 2 * MiB)) >"/sys/block/$d/rdmirror/mem_limit"
+	head -c $((16 * MiB)) /dev/urandom >"$T/data"
+	dd if="$T/data" of=/dev/md0 bs=1M seek=40 oflag=direct status=none
+	echo "$d: allocated $(zattr "$d" allocated_bytes), refused $(zattr "$d" refused_writes), md0 degraded $(md_attr degraded)"
+	[ "$(md_attr degraded)" = 1 ]
+	[[ "$(cat "/sys/block/md0/md/dev-$d/state")" == *faulty* ]]
+	(($(zattr "$d" refused_writes) > 0))
+	(($(zattr "$d" allocated_bytes) <= alloc + 2 * MiB))
+	cmp <(dd if=/dev/md0 bs=1M skip=40 count=16 iflag=direct status=none) "$T/data"
+	# room again: back in, recovered from the disk, then checked
+	echo 0 >"/sys/block/$d/rdmirror/mem_limit"
+	mdadm /dev/md0 --remove "/dev/$d"
+	mdadm /dev/md0 --re-add "/dev/$d" || mdadm /dev/md0 --add "/dev/$d"
+	wait_idle
+	[ "$(md_attr degraded)" = 0 ]
+	echo check >/sys/block/md0/md/sync_action
+	wait_idle
+	[ "$(md_attr mismatch_cnt)" = 0 ]
+	cmp <(dd if=/dev/md0 bs=1M skip=40 count=16 iflag=direct status=none) "$T/data"
+	[ "$(zattr "$d" checksum_errors)" = 0 ]
+}
