@@ -193,9 +193,9 @@ json_get() {
 	run rdctl --list
 	[ "$status" = 0 ]
 	echo "$output"
-	[[ "${lines[0]}" =~ ^NAME\ +SIZE\ +USED\ +PREALLOC\ +MIRROR\ +ROLE\ +STATE\ +SYNC\ +DONE\ +MOUNTPOINT$ ]]
-	[[ "${lines[1]}" =~ ^rd0\ .*md0 ]]
-	[[ "${lines[2]}" =~ ^rd1\ +32M\ +32M\ +yes ]]
+	[[ "${lines[0]}" =~ ^NAME\ +KIND\ +SIZE\ +USED\ +PREALLOC\ +MIRROR\ +ROLE\ +STATE\ +SYNC\ +DONE\ +MOUNTPOINT$ ]]
+	[[ "${lines[1]}" =~ ^rd0\ +ram\ .*md0 ]]
+	[[ "${lines[2]}" =~ ^rd1\ +ram\ +32M\ +32M\ +yes ]]
 	run rdctl --list -o NAME,SIZE,USED,MIRROR --raw -n rd1 rd0
 	[ "$status" = 0 ]
 	[ "$output" = "$(printf 'rd1 32M 32M \nrd0 64M %s md0' "$(rdctl -l -o USED --raw -n rd0)")" ]

@@ -5,7 +5,8 @@
 # refusal with its message, the memory limit rdctl gives the disk (the
 # fake ioctl logs it), the module without compression, the configuration
 # line, and --restore's memory check at the ratio --release kept. Sourced
-# by run-checks.sh after mirror-checks.sh, whose raid1_tree it uses.
+# by run-checks.sh after status-checks.sh (expect_sev, promcheck) and
+# mirror-checks.sh (raid1_tree).
 
 saved_env="$RDCTL_SYSFS_ROOT|$RDCTL_PROC_ROOT|$RDCTL_DEV_ROOT"
 export RDCTL_FAKE_LOG=$blog RDCTL_MDADM_CONF=$tmp/mdadm.conf RDCTL_RESTORE_TIMEOUT=0
@@ -110,6 +111,88 @@ RDCTL_STATE_DIR=$tmp/zstate run "release compressed" 0 --release
 expect_out_has "release compressed" "its compression ratio 3.00:1 kept"
 if [ "$(cat "$tmp/zstate/ratio-$uuid" 2>/dev/null)" = "$((600 * MiB)) $((200 * MiB))" ]; then pass
 else fail "release compressed: ratio record: $(cat "$tmp/zstate/ratio-$uuid" 2>&1)"; fi
+
+# --- --status, --list: a compressed member told apart, its figures, its findings ---
+# md0: rd0 compressed (lz4), 900 MiB of data in 300 MiB of RAM, limit 1000 MiB
+compressed_tree() {
+	boot_tree
+	rd_member 0 in_sync
+	put "$broot/sys/block/md0/md/degraded" 0
+	put "$broot/sys/block/md0/md/dev-sdc/state" in_sync,write_mostly
+	local z=$broot/sys/block/rd0/rdmirror
+	put "$z/compressor" lz4
+	put "$z/data_bytes" $((900 * MiB))
+	put "$z/allocated_bytes" $((300 * MiB))
+	put "$z/mem_limit" $((1000 * MiB))
+	put "$z/same_pages" 5
+	put "$z/huge_pages" 7
+	put "$z/checksum_errors" 0
+	put "$z/refused_writes" 0
+	put "$broot/sys/block/rd0/stat" "100 0 800 0 0 0 0 0 0 0 0"
+	printf 'md0 auto compress=lz4\n' >"$conf"
+}
+compressed_tree
+run "status compressed" 0 --status --config "$conf"
+expect_out_has "status compressed: kind" "  rd0    compressed no           active in_sync"
+expect_out_has "status compressed: figures" "  rd0: lz4, ratio 3.00:1, RAM used 300 MiB, data held 900 MiB, limit 1000 MiB, checksum errors 0"
+expect_out_has "status compressed: no finding" "warnings: none"
+run "status compressed json" 0 --status --json --config "$conf"
+validate "status compressed json" module,memory,disks,arrays,mirrors,warnings,status
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["disks"][0]; c=d["compressed"]; sys.exit(not (d["kind"]=="compressed" and c["compressor"]=="lz4" and c["ratio"]==3.0 and c["data_bytes"]==900*2**20 and c["mem_limit"]==1000*2**20 and c["checksum_errors"]==0))' "$out"
+then pass; else fail "status compressed json: $(cat "$out")"; fi
+run "status compressed prometheus" 0 --status --prometheus --config "$conf"
+promcheck "status compressed prometheus"
+expect_out_has "status compressed prometheus: data" 'rdmirror_compressed_data_bytes{disk="rd0",compressor="lz4"} 943718400'
+expect_out_has "status compressed prometheus: ram" 'rdmirror_compressed_allocated_bytes{disk="rd0",compressor="lz4"} 314572800'
+expect_out_has "status compressed prometheus: limit" 'rdmirror_compressed_mem_limit_bytes{disk="rd0",compressor="lz4"} 1048576000'
+expect_out_has "status compressed prometheus: kind" 'device="rd0",kind="compressed"} 100'
+run "list compressed" 0 --list
+expect_out_has "list compressed" "rd0  compressed   1G  300M"
+run "list compressed ratio" 0 --list -o NAME,KIND,RATIO
+expect_out "list compressed ratio" "NAME KIND       RATIO
+rd0  compressed  3.00"
+# 95% of its limit: WARNING with the figures
+put "$broot/sys/block/rd0/rdmirror/allocated_bytes" $((950 * MiB))
+run "status compressed near" 3 --status --json --config "$conf"
+expect_sev "status compressed near" compressed_near_limit WARNING
+run "status compressed near text" 3 --status --config "$conf"
+expect_out_has "status compressed near text" "md0: compressed RAM member rd0 uses 95% of its memory limit (ratio 0.95:1, RAM used 950 MiB, data held 900 MiB, limit 1000 MiB)"
+# its limit refused writes: md failed it, CRITICAL with the ratio, the limit and the fix
+put "$broot/sys/block/rd0/rdmirror/refused_writes" 12
+put "$broot/sys/block/rd0/rdmirror/checksum_errors" 2
+put "$broot/sys/block/md0/md/dev-rd0/state" faulty
+run "status compressed limit" 3 --status --json --config "$conf"
+validate "status compressed limit" module,memory,disks,arrays,mirrors,warnings,status
+expect_sev "status compressed limit" compressed_limit CRITICAL
+expect_sev "status compressed checksum" compressed_checksum WARNING
+expect_sev "status compressed limit: not the module's" ram_mem_limit none
+run "status compressed limit text" 3 --status --config "$conf"
+expect_out_has "status compressed limit text" "! CRITICAL md0: compressed RAM member rd0 reached its memory limit (ratio 0.95:1, RAM used 950 MiB, data held 900 MiB, limit 1000 MiB): 12 writes refused, so md failed it and md0 runs from its disks; its data compresses worse than the limit allows: fix: free memory or lower the reserve in rdmirror.conf, then rdctl --restore (a new member, a new limit), or rdctl --revert /dev/md0 and rdctl --convert /dev/md0 --compress=zstd for a better ratio"
+expect_out_has "status compressed checksum text" "md0: compressed RAM member rd0 had 2 reads fail its checksum or decompression"
+run "status compressed limit nagios" 2 --status --nagios --config "$conf"
+# a compressed disk larger than the memory available is no ram_over_available
+compressed_tree
+put "$broot/sys/block/rd0/size" $((64 * 2097152))
+put "$broot/proc/meminfo" "MemTotal: 16777216 kB
+MemAvailable: 1048576 kB"
+run "status compressed over available" 0 --status --json --config "$conf"
+expect_sev "status compressed over available" ram_over_available none
+
+# --list: a mirror's member disk is listed too, of kind disk, with its mirror
+boot_tree
+mkdir -p "$broot/dev/disk/by-id"
+: >"$broot/dev/nvme0n1"
+ln -sf ../../nvme0n1 "$broot/dev/disk/by-id/nvme-rdtest-nvme"
+member md0 nvme0n1 in_sync 2
+mkdir -p "$broot/sys/class/block/nvme0n1/holders/md0"
+printf 'md0 auto member=%s\n' "$broot/dev/disk/by-id/nvme-rdtest-nvme" >"$conf"
+RDCTL_CONFIG=$conf run "list member disk" 0 --list -o NAME,KIND,SIZE,MIRROR,ROLE
+expect_out "list member disk" "NAME    KIND SIZE MIRROR ROLE
+nvme0n1 disk   1G md0    active"
+RDCTL_CONFIG=$conf run "list member disk json" 0 --list --json
+validate "list member disk json" disks
+# named disks: rd disks only
+RDCTL_CONFIG=$conf run "list member disk, rd named" 1 --list rd0
 
 IFS='|' read -r RDCTL_SYSFS_ROOT RDCTL_PROC_ROOT RDCTL_DEV_ROOT <<<"$saved_env"
 export RDCTL_SYSFS_ROOT RDCTL_PROC_ROOT RDCTL_DEV_ROOT

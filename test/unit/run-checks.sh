@@ -158,9 +158,9 @@ if [ "$nwrong" -ge 50 ]; then pass; else fail "wrong-invocations.txt has $nwrong
 
 # --- read-only commands ------------------------------------------------------
 run list 0 --list
-expect_out_has "list header" "NAME  SIZE  USED PREALLOC MIRROR ROLE   STATE  SYNC    DONE MOUNTPOINT"
-expect_out_has "list rd0" "rd0     2G  512M no       md0    active active resync 25.0%"
-expect_out_has "list rd1" "rd1   128M  128M yes                                        /mnt/rd one"
+expect_out_has "list header" "NAME KIND  SIZE  USED PREALLOC MIRROR ROLE   STATE  SYNC    DONE MOUNTPOINT"
+expect_out_has "list rd0" "rd0  ram     2G  512M no       md0    active active resync 25.0%"
+expect_out_has "list rd1" "rd1  ram   128M  128M yes                                        /mnt/rd one"
 # The rdctl a package installs honours no seam: given the same stand-in
 # /sys it reads the real one, where this host has no rd disk (no module).
 LD_PRELOAD=$shim "$utils/rdctl" --list >"$out" 2>"$err" || true
@@ -181,7 +181,7 @@ run "list raw escapes" 0 -l -o NAME,MOUNTPOINT --raw rd1
 if [ "$(cat "$out")" = "$(printf 'NAME MOUNTPOINT\nrd1 /mnt/rd\\x20one')" ]; then pass
 else fail "list raw escapes: $(cat -A "$out")"; fi
 run "list all" 0 -l --output-all
-if head -n 1 "$out" | grep -qE '^NAME +MAJ:MIN +SIZE +USED +PREALLOC +MIRROR +ROLE +STATE +SYNC +DONE +MOUNTPOINT +HOLDERS$'; then pass
+if head -n 1 "$out" | grep -qE '^NAME +KIND +MAJ:MIN +SIZE +USED +RATIO +PREALLOC +MIRROR +ROLE +STATE +SYNC +DONE +MOUNTPOINT +HOLDERS$'; then pass
 else fail "list all: $(head -n 1 "$out")"; fi
 run "list add column" 0 -l -o +HOLDERS
 expect_out_has "list add column" "MOUNTPOINT  HOLDERS"
@@ -196,7 +196,7 @@ expect_err "list missing" "rd7: no such rd disk (see rdctl --list)"
 expect_no_out "list missing"
 usage "list bad name" "invalid disk name 'extra'" -l extra
 usage "list twice" "rd0 given twice" -l rd0 /dev/rd0
-usage "list bad column" "unknown column 'BOGUS' in --output 'NAME,BOGUS': the columns are NAME, MAJ:MIN, SIZE" -l -o NAME,BOGUS
+usage "list bad column" "unknown column 'BOGUS' in --output 'NAME,BOGUS': the columns are NAME, KIND, MAJ:MIN, SIZE" -l -o NAME,BOGUS
 run "output json" 2 -l -o NAME --json
 expect_code "output json" USAGE
 usage "raw status" "--raw goes with --list only" -s --raw
@@ -411,12 +411,12 @@ rmdir "$a" && mv "$a.off" "$a"
 . "$here/mirror-checks.sh"
 # shellcheck source=test/unit/verb-checks.sh
 . "$here/verb-checks.sh"
-# shellcheck source=test/unit/compress-checks.sh
-. "$here/compress-checks.sh"
 # shellcheck source=test/unit/lock-checks.sh
 . "$here/lock-checks.sh"
 # shellcheck source=test/unit/status-checks.sh
 . "$here/status-checks.sh"
+# shellcheck source=test/unit/compress-checks.sh
+. "$here/compress-checks.sh"
 # shellcheck source=test/unit/build-id-checks.sh
 . "$here/build-id-checks.sh"
 

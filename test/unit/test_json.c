@@ -49,7 +49,10 @@ void test_json(const char *root)
 	CHECK(is(o, "memory_errors", JSON_INTEGER) && json_integer_value(json_object_get(o, "memory_errors")) == 2);
 	CHECK(is(o, "replaced_pages", JSON_INTEGER) && json_integer_value(json_object_get(o, "replaced_pages")) == 1);
 	CHECK(is(o, "refused_writes", JSON_NULL));
-	CHECK(json_object_size(o) == 14);
+	/* an uncompressed rd disk: kind ram, compressed null */
+	CHECK(is(o, "kind", JSON_STRING) && !strcmp(json_string_value(json_object_get(o, "kind")), "ram"));
+	CHECK(is(o, "compressed", JSON_NULL));
+	CHECK(json_object_size(o) == 16);
 	json_decref(o);
 	disk_view_clear(&v);
 	rd_disk_clear(&d);

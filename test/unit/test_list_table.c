@@ -48,19 +48,19 @@ static void test_format_parse(void)
 
 	CHECK(list_format_parse(&f, "name,Size,USED", &err) == 0);
 	CHECK_U64(f.ncols, 3);
-	/* "+COL" adds to the defaults (ten of them) */
+	/* "+COL" adds to the defaults (eleven of them) */
 	f.ncols = 0;
 	CHECK(list_format_parse(&f, "+HOLDERS", &err) == 0);
-	CHECK_U64(f.ncols, 11);
+	CHECK_U64(f.ncols, 12);
 	CHECK(list_format_parse(&f, "NAME,BOGUS", &err) < 0);
 	CHECK(err && strstr(err, "unknown column 'BOGUS' in --output 'NAME,BOGUS'"));
-	CHECK(err && strstr(err, "NAME, MAJ:MIN, SIZE"));
+	CHECK(err && strstr(err, "NAME, KIND, MAJ:MIN, SIZE"));
 	free(err);
 	CHECK(list_format_parse(&f, "NAME,", &err) < 0);
 	CHECK(err && strstr(err, "unknown column ''"));
 	free(err);
 	list_format_all(&f);
-	CHECK_U64(f.ncols, 12);
+	CHECK_U64(f.ncols, 14);
 }
 
 void test_list_table(void)
@@ -86,9 +86,9 @@ void test_list_table(void)
 	/* an empty list prints nothing, not a lone header */
 	check_render(&(struct list_format){ 0 }, d, v, 0, "");
 	check_render(&(struct list_format){ 0 }, d, v, 2,
-		     "NAME SIZE  USED PREALLOC MIRROR ROLE       STATE SYNC     DONE MOUNTPOINT\n"
-		     "rd0    2G  1.5G no       md0    rebuilding clean recover 42.2% \n"
-		     "rd1    4K    0B yes                                            /mnt/a b\\x0a\\x1b[31mred\n");
+		     "NAME KIND SIZE  USED PREALLOC MIRROR ROLE       STATE SYNC     DONE MOUNTPOINT\n"
+		     "rd0  ram    2G  1.5G no       md0    rebuilding clean recover 42.2% \n"
+		     "rd1  ram    4K    0B yes                                            /mnt/a b\\x0a\\x1b[31mred\n");
 	check_render(&(struct list_format){ .noheadings = true }, d, v, 0, "");
 	{
 		struct list_format f = fmt("NAME,SIZE,USED", true, true, false);

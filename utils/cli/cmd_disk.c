@@ -104,15 +104,9 @@ static int close_control(int fd, int rc)
  */
 static int attach_memory(const struct cli_opts *o, struct rd_spec *spec)
 {
-	struct config cfg;
-	int rc;
-
 	if (!spec->comp)
 		return check_memory(o->m.ignore_memory, spec->size, "attaching this disk");
-	(void)config_read(config_path(o->m.config), &cfg);
-	rc = compress_limit(&cfg, o->m.ignore_memory, spec->size, "a compressed disk", &spec->mem_limit);
-	config_free(&cfg);
-	return rc;
+	return compress_limit_conf(config_path(o->m.config), o->m.ignore_memory, "a compressed disk", &spec->mem_limit);
 }
 
 static int attach_failed(int e, const struct rd_spec *spec)

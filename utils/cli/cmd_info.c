@@ -94,10 +94,15 @@ int cmd_list(const struct cli_opts *o, char *const names[], size_t nnames)
 	struct rd_disk *disks;
 	struct disk_view *views;
 	size_t n, shown;
-	int rc = status_read_disks(&disks, &n, &views);
+	int r, rc = status_read_disks(&disks, &n, &views);
 
 	if (rc)
 		return rc;
+	/* a mirror's member disk is its fast member as an rd disk is: listed too, unless disks are named */
+	if (!nnames && (r = list_member_disks(o->m.config, &disks, &views, &n)) < 0) {
+		status_free_disks(disks, views, n);
+		return fail_errno(-r, "cannot read a member disk in %s/class/block: %s", sysfs_root(), strerror(-r));
+	}
 	shown = n;
 	if (nnames) {
 		rc = select_disks(disks, views, &n, names, nnames);

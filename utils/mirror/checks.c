@@ -10,6 +10,8 @@
 #include "lib/size.h"
 #include "lib/util.h"
 #include "md/md_badblocks.h"
+#include "mirror/compress.h"
+#include "mirror/ctx.h"
 #include "mirror/steps.h"
 #include "mirror/warmup.h"
 #include "status/kernel_bugs.h"
@@ -37,6 +39,13 @@ int check_memory(bool ignore_memory, uint64_t need, const char *what)
 	free(n);
 	free(a);
 	return r;
+}
+
+int mirror_check_memory(struct mirror_ctx *c, unsigned comp, uint64_t size)
+{
+	if (!comp)
+		return check_memory(c->o->ignore_memory, size, "the RAM member");
+	return compress_limit_conf(c->conf.path, c->o->ignore_memory, "the compressed RAM member", &c->mem_limit);
 }
 
 /* Refuse on a kernel whose md is known to lose a RAM mirror's data. */

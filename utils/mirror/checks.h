@@ -10,6 +10,15 @@
 
 /* Refuse needing more than MemAvailable unless --ignore-memory (what: "attaching this disk"). */
 int check_memory(bool ignore_memory, uint64_t need, const char *what);
+
+/*
+ * The memory refusal of a verb's RAM member of size: check_memory(); a
+ * compressed one (comp) may be larger than RAM and gets its bound
+ * instead, c->mem_limit (compress.h), refused when too little is spare.
+ * 0 or an exit code with the error recorded.
+ */
+struct mirror_ctx;
+int mirror_check_memory(struct mirror_ctx *c, unsigned comp, uint64_t size);
 /* Refuse a kernel with a known md bug that loses a RAM mirror's data, unless --ignore-kernel-bug. */
 int check_kernel_bug(bool ignore_kernel_bug, const char *verb);
 

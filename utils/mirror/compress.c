@@ -87,6 +87,17 @@ int compress_limit(const struct config *cfg, bool ignore_memory, uint64_t size, 
 	return rc;
 }
 
+int compress_limit_conf(const char *conf_path, bool ignore_memory, const char *what, uint64_t *limit)
+{
+	struct config cfg;
+	int rc;
+
+	(void)config_read(conf_path, &cfg);
+	rc = compress_limit(&cfg, ignore_memory, 0, what, limit);
+	config_free(&cfg);
+	return rc;
+}
+
 static char *ratio_path(const char *uuid)
 {
 	return xasprintf("%s/ratio-%s", warm_state_dir(), uuid);

@@ -36,6 +36,8 @@ int compress_room_read(const struct config *cfg, struct compress_room *room);
  * *limit, or an exit code with the refusal recorded (errors.h).
  */
 int compress_limit(const struct config *cfg, bool ignore_memory, uint64_t size, const char *what, uint64_t *limit);
+/* The same with the reserve of the configuration at conf_path (none there: the default). */
+int compress_limit_conf(const char *conf_path, bool ignore_memory, const char *what, uint64_t *limit);
 
 /*
  * The ratio a compressed member had (data_bytes over allocated_bytes of

@@ -130,7 +130,7 @@ static int convert_refused(struct mirror_ctx *c, uint64_t *size)
 	}
 	if (c->o->member)
 		return member_check(c->o->member, c->o->force, need, member_lbs(c->kname), &c->member);
-	return mirror_check_memory(c, *size);
+	return mirror_check_memory(c, c->o->compress, *size);
 }
 
 /* One --convert: whether the warm start can be tried, and whether it was. */

@@ -510,7 +510,7 @@ int cmd_create(const struct mirror_opts *o, const char *array, char *const disks
 		rc = create_check_member(&v, smallest);
 	/* The RAM member needs at most what the smallest disk holds. */
 	else
-		rc = mirror_check_memory(c, o->auto_size ? smallest : o->size);
+		rc = mirror_check_memory(c, o->compress, o->auto_size ? smallest : o->size);
 	if (rc)
 		goto out;
 	mirror_run_init(&r, "create", c->kname ? c->kname : array, o->dry_run, o->json);

@@ -40,8 +40,7 @@ struct refresh_plan {
 	const struct md_member *rm;
 	uint64_t size;
 	bool prealloc;
-	unsigned comp;		/* a compressed RAM member: its compressor, and its bound, kept */
-	uint64_t mem_limit;
+	unsigned comp;		/* a compressed RAM member: its compressor (its bound: worked out anew) */
 	int persistent;		/* persistent members in slots, all in sync */
 	bool compact;		/* the disks not in the lowest slots: shrink, then grow */
 	bool disk;		/* the fast member is a disk: it comes back itself, copied afresh */
@@ -95,7 +94,6 @@ static int refresh_refused(struct mirror_ctx *c, struct refresh_plan *p)
 	p->size = d.size;
 	p->prealloc = d.preallocated == 1;
 	p->comp = d.compressor ? config_comp_parse(d.compressor) : RDMIRROR_COMP_NONE;
-	p->mem_limit = d.mem_limit > 0 ? (uint64_t)d.mem_limit : 0;
 	rd_disk_clear(&d);
 	if (rm->kind == MD_FAST_COMPRESSED && !p->comp)
 		return fail_errno(EIO, "%s is compressed, but its compressor is not one rdctl knows: revert and convert it again", rm->name);
@@ -296,7 +294,6 @@ int cmd_refresh(const struct mirror_opts *o, const char *array)
 		r.size = v.p.size;
 		r.prealloc = v.p.prealloc;
 		r.comp = v.p.comp;
-		r.mem_limit = v.p.mem_limit;
 	}
 	rc = MIRROR_RUN_STEPS(c, refresh_steps);
 	mirror_run_free(&r);

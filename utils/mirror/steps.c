@@ -13,6 +13,7 @@
 #include "lib/lock.h"
 #include "lib/util.h"
 #include "md/md_ops.h"
+#include "mirror/compress.h"
 #include "mirror/conf_steps.h"
 #include "mirror/ctx.h"
 #include "mirror/rd_prepare.h"
@@ -101,7 +102,13 @@ int mirror_find_array(const char *arg, char **path, char **kname, struct md_arra
 int mirror_step_attach(struct mirror_ctx *c)
 {
 	struct mirror_run *r = c->r;
-	int rc = mirror_attach(r, r->size, r->prealloc);
+	int rc;
+
+	/* --refresh: the bound worked out now, once the old disk has given its memory back */
+	if (r->comp && !r->mem_limit && !r->dry_run &&
+	    (rc = compress_limit_conf(c->conf.path, c->o->ignore_memory, "the compressed RAM member", &r->mem_limit)))
+		return rc;
+	rc = mirror_attach(r, r->size, r->prealloc);
 
 	if (!rc)
 		c->rdpath = r->rd ? md_dev_path(r->rd) : xasprintf("%s/rdN", dev_root());

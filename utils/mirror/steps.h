@@ -52,8 +52,9 @@ struct mirror_ctx;
 
 /*
  * The step that attaches the fresh RAM disk of --create, --convert and
- * --refresh: of c->r's size, preallocation and compression; c->rdpath its
- * path (a dry run: DEV/rdN). 0 or an exit code.
+ * --refresh: of c->r's size, preallocation and compression (a compressed
+ * one without its bound yet, --refresh's, gets it now); c->rdpath
+ * its path (a dry run: DEV/rdN). 0 or an exit code.
  */
 int mirror_step_attach(struct mirror_ctx *c);
 

@@ -7,7 +7,6 @@
 #include "lib/util.h"
 #include "md/md_ops.h"
 #include "mirror/checks.h"
-#include "mirror/compress.h"
 #include "mirror/steps.h"
 
 int mirror_open(struct mirror_ctx *c, const struct mirror_opts *o, const char *verb, const char *array,
@@ -65,19 +64,6 @@ int mirror_run_steps(struct mirror_ctx *c, const struct verb_step *steps, size_t
 			return s->failed ? s->failed(c) : rc;
 	}
 	return 0;
-}
-
-int mirror_check_memory(struct mirror_ctx *c, uint64_t size)
-{
-	struct config cfg;
-	int rc;
-
-	if (!c->o->compress)
-		return check_memory(c->o->ignore_memory, size, "the RAM member");
-	(void)config_read(c->conf.path, &cfg);
-	rc = compress_limit(&cfg, c->o->ignore_memory, size, "the compressed RAM member", &c->mem_limit);
-	config_free(&cfg);
-	return rc;
 }
 
 void mirror_ctx_run(struct mirror_ctx *c, struct mirror_run *r)

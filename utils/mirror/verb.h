@@ -76,14 +76,6 @@ int mirror_open(struct mirror_ctx *c, const struct mirror_opts *o, const char *v
 		bool kernel_bug);
 void mirror_close(struct mirror_ctx *c);
 
-/*
- * The memory refusal of a RAM member of size: it must fit in what is
- * available (check_memory()); a compressed one (--compress) may be larger
- * than RAM and gets its bound instead, c->mem_limit (compress.h), refused
- * when too little is spare. 0 or an exit code with the error recorded.
- */
-int mirror_check_memory(struct mirror_ctx *c, uint64_t size);
-
 /* The record of the verb's steps (mirror.h, c->r), with the array's UUID and its persistent members. */
 void mirror_ctx_run(struct mirror_ctx *c, struct mirror_run *r);
 

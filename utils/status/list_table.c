@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "status/list_table.h"
 
+#include <errno.h>
 #include <libsmartcols.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "lib/config.h"
 #include "lib/util.h"
+#include "md/md.h"
+#include "status/compressed.h"
 
 enum list_col {
-	COL_NAME, COL_MAJMIN, COL_SIZE, COL_USED, COL_PREALLOC, COL_MIRROR, COL_ROLE,
+	COL_NAME, COL_KIND, COL_MAJMIN, COL_SIZE, COL_USED, COL_RATIO, COL_PREALLOC, COL_MIRROR, COL_ROLE,
 	COL_STATE, COL_SYNC, COL_DONE, COL_MOUNTPOINT, COL_HOLDERS,
 };
 
@@ -19,10 +23,12 @@ static const struct {
 	int flags;
 	const char *help;
 } columns[] = {
-	[COL_NAME]	 = { "NAME", 4, 0, "the disk's name (rd0)" },
+	[COL_NAME]	 = { "NAME", 4, 0, "the disk's name (rd0, or a mirror's member disk)" },
+	[COL_KIND]	 = { "KIND", 4, 0, "ram, compressed (an rd disk created compressed) or disk (a mirror's member disk)" },
 	[COL_MAJMIN]	 = { "MAJ:MIN", 6, 0, "major:minor device number" },
 	[COL_SIZE]	 = { "SIZE", 5, SCOLS_FL_RIGHT, "the disk's size" },
 	[COL_USED]	 = { "USED", 5, SCOLS_FL_RIGHT, "RAM the disk holds now" },
+	[COL_RATIO]	 = { "RATIO", 5, SCOLS_FL_RIGHT, "a compressed disk's data over the RAM it takes (3.02)" },
 	[COL_PREALLOC]	 = { "PREALLOC", 3, 0, "all memory allocated at attach (yes/no)" },
 	[COL_MIRROR]	 = { "MIRROR", 5, 0, "the md array using the disk (or another holder)" },
 	[COL_ROLE]	 = { "ROLE", 6, 0, "active, rebuilding, spare, faulty or member" },
@@ -36,7 +42,7 @@ static const struct {
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 
 static const int default_cols[] = {
-	COL_NAME, COL_SIZE, COL_USED, COL_PREALLOC, COL_MIRROR, COL_ROLE, COL_STATE,
+	COL_NAME, COL_KIND, COL_SIZE, COL_USED, COL_PREALLOC, COL_MIRROR, COL_ROLE, COL_STATE,
 	COL_SYNC, COL_DONE, COL_MOUNTPOINT,
 };
 
@@ -164,6 +170,59 @@ static char *holders_cell(const struct rd_disk *d)
 	return s;
 }
 
+const char *list_disk_kind(const struct rd_disk *d)
+{
+	unsigned index;
+
+	if (!rd_parse_name(d->name, &index))
+		return "disk";
+	return d->compressor ? "compressed" : "ram";
+}
+
+int list_member_disks(const char *config, struct rd_disk **disks, struct disk_view **views, size_t *n)
+{
+	struct config cfg;
+	int r = 0;
+
+	if (config_read(config_path(config), &cfg) < 0) {
+		config_free(&cfg);
+		return 0;
+	}
+	for (size_t i = 0; i < cfg.n && r == 0; i++) {
+		char *name = cfg.v[i].member ? md_block_name_of(cfg.v[i].member) : NULL;
+		char *p;
+		uint64_t sectors = 0;
+		struct rd_disk *d;
+
+		if (!name)
+			continue;
+		*disks = xrealloc(*disks, *n + 1, sizeof(**disks));
+		*views = xrealloc(*views, *n + 1, sizeof(**views));
+		d = &(*disks)[*n];
+		memset(d, 0, sizeof(*d));
+		d->name = name;
+		d->preallocated = -1;
+		d->memory_errors = d->replaced_pages = d->refused_writes = -1;
+		d->data_bytes = d->mem_limit = d->same_pages = d->huge_pages = d->checksum_errors = -1;
+		p = xasprintf("%s/class/block/%s/size", sysfs_root(), name);
+		if (read_u64_file(p, &sectors) == 0)
+			d->size = sectors * 512;
+		free(p);
+		p = xasprintf("%s/class/block/%s/holders", sysfs_root(), name);
+		r = list_dir(p, &d->holders, &d->nholders);
+		free(p);
+		if (r == -ENOENT)
+			r = 0;
+		if (r == 0)
+			r = disk_view_read(d, &(*views)[*n]);
+		else
+			memset(&(*views)[*n], 0, sizeof(**views));
+		(*n)++;
+	}
+	config_free(&cfg);
+	return r;
+}
+
 /* The cell of column id for one disk: malloc'd, or NULL for an empty cell. */
 static char *cell(const struct list_format *f, int id, const struct rd_disk *d,
 		  const struct disk_view *v)
@@ -171,6 +230,10 @@ static char *cell(const struct list_format *f, int id, const struct rd_disk *d,
 	switch (id) {
 	case COL_NAME:
 		return xstrdup(d->name);
+	case COL_KIND:
+		return xstrdup(list_disk_kind(d));
+	case COL_RATIO:
+		return compressed_ratio(d) >= 0 ? xasprintf("%.2f", compressed_ratio(d)) : NULL;
 	case COL_MAJMIN:
 		return d->has_devnum ? xasprintf("%u:%u", d->major, d->minor) : NULL;
 	case COL_SIZE:

@@ -33,6 +33,16 @@ void list_format_all(struct list_format *f);
 /* The column names and what each holds, one per line, for --help. malloc'd. */
 char *list_columns_help(void);
 
+/* "ram", "compressed" or "disk" (a mirror's member disk): the KIND of --list. */
+const char *list_disk_kind(const struct rd_disk *d);
+
+/*
+ * The member disks the configuration (config: --config, or NULL) names,
+ * appended to disks and views as --list shows them: kind disk, their
+ * size, their mirror. 0 or -errno.
+ */
+int list_member_disks(const char *config, struct rd_disk **disks, struct disk_view **views, size_t *n);
+
 /* Print the table to f; nothing at all when n == 0. 0 or -1 on a write error. */
 int list_print(FILE *f, const struct list_format *fmt, const struct rd_disk *disks,
 	       const struct disk_view *views, size_t n);

@@ -6,6 +6,7 @@
 
 #include "lib/size.h"
 #include "lib/util.h"
+#include "status/compressed.h"
 
 /* The array @d is a member of, and its entry there; NULL when none. */
 static const struct md_array *array_of(const struct md_array *arrays, size_t narrays,
@@ -52,9 +53,14 @@ void mem_limit_warnings(const struct md_array *arrays, size_t narrays,
 		long long n = d->refused_writes;
 		char *lw;
 
+		a = array_of(arrays, narrays, d, &m);
+		/* a compressed disk refuses writes past its own limit: its findings say so */
+		if (d->compressor) {
+			compressed_warnings(a, d, w);
+			continue;
+		}
 		if (n <= 0)
 			continue;
-		a = array_of(arrays, narrays, d, &m);
 		lw = limit_words(mod);
 		if (!a)
 			warnings_add(w, SEV_CRITICAL, "ram_mem_limit", NULL, d->name,

@@ -6,18 +6,22 @@
 #include <stdlib.h>
 
 #include "lib/errors.h"
+#include "status/compressed.h"
+#include "status/list_table.h"
 
 json_t *json_disk(const struct rd_disk *d, const struct disk_view *v)
 {
 	json_t *o = jobj(), *holders = jcheck(json_array());
 
 	jset(o, "name", json_string(d->name));
+	jset(o, "kind", json_string(list_disk_kind(d)));
 	jset(o, "size", ju64(d->size));
 	jset(o, "allocated", d->has_allocated ? ju64(d->allocated) : json_null());
 	jset(o, "preallocated", jtri(d->preallocated));
 	jset(o, "memory_errors", d->memory_errors < 0 ? json_null() : json_integer(d->memory_errors));
 	jset(o, "replaced_pages", d->replaced_pages < 0 ? json_null() : json_integer(d->replaced_pages));
 	jset(o, "refused_writes", d->refused_writes < 0 ? json_null() : json_integer(d->refused_writes));
+	jset(o, "compressed", compressed_json(d));
 	jset(o, "mirror", jstr_or_null(v->mirror));
 	jset(o, "role", jstr_or_null(v->role));
 	jset(o, "array_state", jstr_or_null(v->array_state));

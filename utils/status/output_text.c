@@ -8,6 +8,7 @@
 
 #include "lib/size.h"
 #include "lib/util.h"
+#include "status/compressed.h"
 
 /* The member table of one array, indented by two spaces. */
 static int print_members(FILE *f, const struct md_array *a)
@@ -180,6 +181,7 @@ int text_status(FILE *f, const struct status *st)
 		r |= fputs("arrays:  no md array has an rd member\n", f) == EOF;
 	for (size_t i = 0; i < st->narrays; i++)
 		r |= print_array(f, &st->arrays[i]) < 0;
+	r |= compressed_text(f, st->disks, st->ndisks) < 0;
 	if (warnings_worst(&st->w) == SEV_OK) {
 		r |= fputs("\nwarnings: none\n", f) == EOF;
 	} else {

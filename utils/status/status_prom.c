@@ -7,6 +7,7 @@
 
 #include "lib/build_id.h"
 #include "lib/util.h"
+#include "status/compressed.h"
 
 static int family(FILE *f, const char *name, const char *type, const char *help)
 {
@@ -297,6 +298,7 @@ int prom_print(FILE *f, const struct status *st)
 	r |= fprintf(f, "rdmirror_module_loaded %d\n", st->mod.loaded) < 0;
 	r |= module_mem(f, &st->mod);
 	r |= disk_refused(f, st);
+	r |= compressed_prom(f, st->disks, st->ndisks);
 	r |= per_mirror(f, st, "rdmirror_mirror_configured",
 			"1 when the mirror is in the configuration (rdmirror.conf), 0 when it only has an rd member.",
 			v_configured);

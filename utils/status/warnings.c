@@ -276,7 +276,8 @@ void warnings_compute(const struct md_array *arrays, size_t narrays,
 	for (size_t i = 0; i < ndisks; i++) {
 		const struct rd_disk *d = &disks[i];
 		uint64_t held = d->has_allocated ? d->allocated : 0;
-		uint64_t need = d->size > held ? d->size - held : 0;
+		/* a compressed disk may be larger than RAM: its limit bounds it (status/compressed.h) */
+		uint64_t need = d->compressor ? 0 : d->size > held ? d->size - held : 0;
 
 		if (need > mi->available) {
 			char *sz = size_human(d->size), *nd = size_human(need), *av = size_human(mi->available);
