@@ -120,7 +120,8 @@ int ioctl(int fd, unsigned long req, ...)
 	if (req == RDMIRROR_CTL_ADD) {
 		struct rdmirror_add *a = arg;
 		const char *cz = getenv("RDCTL_FAKE_COMPRESS");
-		unsigned flags = cz && *cz ? RDMIRROR_ADD_ALL_FLAGS | RDMIRROR_ADD_COMPRESS : RDMIRROR_ADD_ALL_FLAGS;
+		unsigned flags = cz && *cz ? RDMIRROR_ADD_ALL_FLAGS | RDMIRROR_ADD_COMPRESS :
+					    RDMIRROR_ADD_ALL_FLAGS & ~RDMIRROR_ADD_COMPRESS;
 		int comp = (a->flags & RDMIRROR_ADD_COMPRESS) != 0;
 
 		if (a->version != RDMIRROR_ABI_VERSION || a->index || (!comp && (a->comp || a->mem_limit)) ||
