@@ -3,9 +3,9 @@
 # utils/mirror/member.h, restore_disk.h): qemu's NVMe device (test/vm/run,
 # serial rdtest-nvme) in the RAM member's place. --convert and --create
 # fill it by the warm copy with writes running; each boot state --restore
-# tells apart (kept, blank, foreign, absent) is made within one boot by
-# stopping the array and assembling it from its disks alone. Each test
-# checks the data it serves and md's check.
+# tells apart (kept, blank, foreign, absent, then a blank replacement) is
+# made within one boot by stopping the array and assembling it from its
+# disks alone. Each test checks the data it serves and md's check.
 
 # bats' "load helpers", spelled so that shellcheck follows it
 # shellcheck source=test/bats/helpers.bash
@@ -15,11 +15,7 @@
 
 # (warmup-helpers.bash's setup and teardown, and the NVMe disk's)
 setup() {
-	rd_common_setup
-	rd_mirror_setup
-	export RDCTL_STATE_DIR=$T/state RDCTL_TEST_WARMUP_HOLD=$T/hold
-	SPEEDS_WERE=("$(cat /proc/sys/dev/raid/speed_limit_min)" "$(cat /proc/sys/dev/raid/speed_limit_max)")
-	mkdir -p "$RDCTL_STATE_DIR"
+	warm_setup
 	find_nvme
 	wipefs -qa "$NV"
 }
@@ -149,7 +145,7 @@ nvme_mirror() {
 	[[ "$(blkid -o value -s TYPE "$NV")" == linux_raid_member ]]
 }
 
-@test "boot states of an NVMe member: kept re-added, blank filled, foreign never written, absent warned" {
+@test "boot states of an NVMe member: kept re-added, blank filled, foreign never written, absent warned, its replacement filled" {
 	local size sum
 	nvme_mirror
 	size=$(blockdev --getsize64 /dev/md0)
@@ -214,4 +210,24 @@ nvme_mirror() {
 	run rdctl --status --json --config "$CONF"
 	[ "$(jq -r '.warnings[] | select(.code == "member_absent") | .severity' <<<"$output")" = WARNING ]
 	[ "$(md_sum)" = "$want" ]
+	# a blank replacement at the absent path later (the PCI function back,
+	# the foreign file system wiped): --restore fills it by the warm copy,
+	# writes during the copy recovered; the warning gone
+	echo 1 >/sys/bus/pci/rescan
+	udev_settle
+	find_nvme
+	wipefs -qa "$NV"
+	stop_others
+	touch "$T/hold"
+	run rdctl --restore --config "$CONF"
+	echo "restore (replacement): $output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"warm start: copying md0"* ]]
+	write_during_nvme_copy
+	want=$(md_sum)
+	warm_finish "$NVK" "$want"
+	run rdctl --status --json --config "$CONF"
+	echo "$output"
+	[ "$(jq -r --arg n "$NVK" '.mirrors[] | select(.array == "md0") | .rd + " " + .state' <<<"$output")" = "$NVK in_sync" ]
+	[ "$(jq '[.warnings[] | select(.code | startswith("member_"))] | length' <<<"$output")" = 0 ]
 }

@@ -3,13 +3,17 @@
 # The warm start's setup and checks, shared by warmup.bats and
 # powercut.bats (which runs on the debug kernel too).
 
-setup() {
+# warm_setup: a test's mirror setup, its warm-up state and hold files, and
+# md's speed limits as they were (the teardown puts them back); the setup
+# of warmup.bats and powercut.bats, and member_disk.bats's first step
+warm_setup() {
 	rd_common_setup
 	rd_mirror_setup
 	export RDCTL_STATE_DIR=$T/state RDCTL_TEST_WARMUP_HOLD=$T/hold
 	SPEEDS_WERE=("$(cat /proc/sys/dev/raid/speed_limit_min)" "$(cat /proc/sys/dev/raid/speed_limit_max)")
 	mkdir -p "$RDCTL_STATE_DIR"
 }
+setup() { warm_setup; }
 teardown() {
 	local w killed=""
 	# a warm-up daemon of this test must not outlive it
