@@ -216,6 +216,13 @@ nvme_mirror() {
 	echo 1 >/sys/bus/pci/rescan
 	udev_settle
 	find_nvme
+	# back, before any restore: --status says so, not a failed restore
+	run rdctl --status --config "$CONF"
+	echo "status (back): $output"
+	[[ "$output" == *"was absent when the last restore ran"*"is there now"* ]]
+	[[ "$output" != *"restore failed"* ]]
+	run rdctl --status --json --config "$CONF"
+	[ "$(jq -r '.warnings[] | select(.array == "md0" and .code == "not_restored") | .severity' <<<"$output")" = WARNING ]
 	wipefs -qa "$NV"
 	stop_others
 	touch "$T/hold"
