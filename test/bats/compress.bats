@@ -3,7 +3,8 @@
 # with the raw ioctl (rd-ioctl): fio's verify of compressible data on a
 # bare disk (lz4, zstd) and through an md RAID1 whose disk member is
 # write-mostly; the per-disk counters; and the disk's own memory limit,
-# which fails the RAM member alone inside md, the data whole on the disk.
+# which fails the RAM member alone inside md, the data whole on the disk;
+# and rdctl's side: --convert --compress on a RAID1 of both stand-ins.
 
 # bats' "load helpers", spelled so that shellcheck follows it
 # shellcheck source=test/bats/helpers.bash
@@ -12,11 +13,12 @@
 setup() {
 	rd_common_setup
 	H1=$(hdd 1)
+	H2=$(hdd 2)
 }
 teardown() {
 	local rc=0
 	rd_common_teardown || rc=$?
-	wipefs -qa "/dev/$H1" >/dev/null 2>&1 || true
+	wipefs -qa "/dev/$H1" "/dev/$H2" >/dev/null 2>&1 || true
 	return "$rc"
 }
 
@@ -109,4 +111,63 @@ zfio() {
 	[ "$(md_attr mismatch_cnt)" = 0 ]
 	cmp <(dd if=/dev/md0 bs=1M skip=40 count=16 iflag=direct status=none) "$T/data"
 	[ "$(zattr "$d" checksum_errors)" = 0 ]
+}
+
+@test "rdctl --convert --compress: the data read back equal, its figures in --status and --list, md check 0 mismatches" {
+	local conf=$T/rdmirror.conf doc
+	: >"$conf"
+	# (assume-clean: both stand-ins zeroed, an earlier test wrote one)
+	blkdiscard -z "/dev/$H1"
+	blkdiscard -z "/dev/$H2"
+	mdadm --create /dev/md0 --run --level=1 --raid-devices=2 --metadata=1.2 \
+		--assume-clean --bitmap=internal "/dev/$H1" "/dev/$H2"
+	# 48 MiB of 75%-compressible data, the rest of the array zeros
+	fio --name=w --filename=/dev/md0 --size=48M --rw=write --bs=64k --direct=1 \
+		--ioengine=psync --buffer_compress_percentage=75 --buffer_compress_chunk=4k \
+		--refill_buffers --output-format=terse >/dev/null
+	sum=$(dd if=/dev/md0 bs=1M count=48 iflag=direct status=none | sha256sum)
+	run rdctl --convert /dev/md0 --compress --config "$conf" --wait
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"rdctl --attach "*" --compress=lz4"* ]]
+	uuid=$(mdadm --detail --export /dev/md0 | sed -n 's/^MD_UUID=//p')
+	[ "$(tail -n 1 "$conf")" = "UUID=$uuid auto compress=lz4" ]
+	[ "$(zattr rd0 compressor)" = lz4 ]
+	(($(zattr rd0 mem_limit) > 0))
+	grep -qx in_sync /sys/block/md0/md/dev-rd0/state
+	[ "$(md_attr degraded)" = 0 ]
+	echo 3 >/proc/sys/vm/drop_caches
+	[ "$(dd if=/dev/md0 bs=1M count=48 iflag=direct status=none | sha256sum)" = "$sum" ]
+	# --status: the member's kind and figures, the JSON valid
+	run rdctl --status --json --config "$conf"
+	echo "$output" >"$T/status.json"
+	doc=$T/status.json
+	python3 "$RD_TOP/test/unit/validate-json.py" "$RD_TOP/utils/rdctl.schema.json" \
+		module,memory,disks,arrays,mirrors,warnings,status "$doc"
+	python3 - "$doc" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rd = [x for x in d["disks"] if x["name"] == "rd0"][0]
+c = rd["compressed"]
+print("# rd0:", c)
+assert rd["kind"] == "compressed" and c["compressor"] == "lz4"
+assert c["ratio"] is not None and c["ratio"] > 1.5, c
+assert c["mem_limit"] > 0 and c["checksum_errors"] == 0, c
+m = [x for a in d["arrays"] if a["name"] == "md0" for x in a["members"] if x["name"] == "rd0"][0]
+assert m["kind"] == "compressed"
+assert not [w for w in d["warnings"] if w["code"].startswith("compressed_")], d["warnings"]
+PY
+	run rdctl --status --config "$conf"
+	echo "$output"
+	[[ "$output" == *"  rd0: lz4, ratio "*", checksum errors 0"* ]]
+	run rdctl --list -o NAME,KIND,RATIO -n
+	[[ "$output" =~ ^rd0\ +compressed\ +[0-9]+\.[0-9][0-9]$ ]]
+	# md's check reads every member: the compressed member equals the disks
+	echo check >/sys/block/md0/md/sync_action
+	wait_idle
+	[ "$(md_attr mismatch_cnt)" = 0 ]
+	[ "$(zattr rd0 checksum_errors)" = 0 ]
+	run rdctl --revert /dev/md0 --config "$conf"
+	[ "$status" -eq 0 ]
+	[ "$(dd if=/dev/md0 bs=1M count=48 iflag=direct status=none | sha256sum)" = "$sum" ]
 }
