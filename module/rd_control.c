@@ -25,41 +25,46 @@ static bool rd_ctl_zero(const void *p, size_t len)
 }
 
 /*
+ * A compressed disk may be larger than RAM, which is what it is for: up
+ * to RD_CTL_COMP_MAX_RATIO times RAM (a ratio lz4 and zstd do not pass
+ * on real data, beyond which the xarray's own nodes, 1/500 of the disk
+ * when full, begin to count), with its own bound (mem_limit) at most
+ * RAM. Its memory is bound all the same by the module's mem_limit. An
+ * uncompressed disk may be as large as RAM.
+ */
+#define RD_CTL_COMP_MAX_RATIO	8
+
+u64 rd_ctl_max_size(bool compressed)
+{
+	u64 ram = (u64)totalram_pages() << PAGE_SHIFT;
+
+	return compressed ? ram * RD_CTL_COMP_MAX_RATIO : ram;
+}
+EXPORT_SYMBOL_IF_RD_KUNIT(rd_ctl_max_size);
+
+/*
  * Sizes are whole RDMIRROR_SIZE_ALIGN (4 KiB) blocks, as the uapi header
  * promises, on every page size: on 64 KiB-page kernels the last page of
  * a disk may be partly past its end, which the store handles.
  */
-int rd_ctl_check_size(u64 size)
+int rd_ctl_check_size(u64 size, bool compressed)
 {
 	if (!size || size % RDMIRROR_SIZE_ALIGN)
 		return -EINVAL;
-	if (size > (u64)totalram_pages() << PAGE_SHIFT)
+	if (size > rd_ctl_max_size(compressed))
 		return -ENOMEM;
 	return 0;
 }
 EXPORT_SYMBOL_IF_RD_KUNIT(rd_ctl_check_size);
 
-/*
- * A compressed disk may be larger than RAM, which is what it is for: up
- * to RD_CTL_COMP_MAX_RATIO times RAM (a ratio lz4 and zstd do not pass
- * on real data, beyond which the xarray's own nodes, 1/500 of the disk
- * when full, begin to count), with its own bound (mem_limit) at most
- * RAM. Its memory is bound all the same by the module's mem_limit.
- */
-#define RD_CTL_COMP_MAX_RATIO	8
-
 static int rd_ctl_check_compressed(const struct rdmirror_add *req)
 {
-	u64 ram = (u64)totalram_pages() << PAGE_SHIFT;
-
 	if (req->flags & RDMIRROR_ADD_PREALLOC ||
 	    (req->comp != RDMIRROR_COMP_LZ4 && req->comp != RDMIRROR_COMP_ZSTD))
 		return -EINVAL;
-	if (!req->size || req->size % RDMIRROR_SIZE_ALIGN)
-		return -EINVAL;
-	if (req->size > ram * RD_CTL_COMP_MAX_RATIO || req->mem_limit > ram)
+	if (req->mem_limit > rd_ctl_max_size(false))
 		return -ENOMEM;
-	return 0;
+	return rd_ctl_check_size(req->size, true);
 }
 
 int rd_ctl_check_add(const struct rdmirror_add *req)
@@ -72,7 +77,7 @@ int rd_ctl_check_add(const struct rdmirror_add *req)
 		return rd_ctl_check_compressed(req);
 	if (req->comp || req->mem_limit)
 		return -EINVAL;
-	return rd_ctl_check_size(req->size);
+	return rd_ctl_check_size(req->size, false);
 }
 EXPORT_SYMBOL_IF_RD_KUNIT(rd_ctl_check_add);
 
@@ -81,7 +86,8 @@ int rd_ctl_check_resize(const struct rdmirror_resize *req)
 	if (req->version != RDMIRROR_ABI_VERSION ||
 	    !rd_ctl_zero(req->reserved, sizeof(req->reserved)))
 		return -EINVAL;
-	return rd_ctl_check_size(req->size);
+	/* the largest any disk may be: rd_disk_resize() knows the kind */
+	return rd_ctl_check_size(req->size, true);
 }
 EXPORT_SYMBOL_IF_RD_KUNIT(rd_ctl_check_resize);
 

@@ -9,7 +9,8 @@ struct rdmirror_add;
 struct rdmirror_resize;
 struct rdmirror_disk;
 
-int rd_ctl_check_size(u64 size);
+u64 rd_ctl_max_size(bool compressed);
+int rd_ctl_check_size(u64 size, bool compressed);
 int rd_ctl_check_add(const struct rdmirror_add *req);
 int rd_ctl_check_resize(const struct rdmirror_resize *req);
 int rd_ctl_check_disk(const struct rdmirror_disk *req);

@@ -28,6 +28,7 @@
 
 #include "uapi/rdmirror.h"
 #include "compat.h"
+#include "rd_control.h"
 #include "rd_device.h"
 #include "rd_kunit_hooks.h"
 #include "rd_zstore.h"
@@ -431,6 +432,10 @@ int rd_disk_resize(u32 index, u64 size)
 	}
 	if (rd->growing || rd->emptying) {
 		err = -EBUSY;
+		goto out_unlock;
+	}
+	if (size > rd_ctl_max_size(rd->zs)) {
+		err = -ENOMEM;
 		goto out_unlock;
 	}
 	old = get_capacity(rd->disk);

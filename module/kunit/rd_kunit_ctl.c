@@ -39,22 +39,28 @@ static u64 rd_kunit_ram_bytes(void)
 
 static void rd_kunit_check_size(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, rd_ctl_check_size(0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rd_ctl_check_size(1), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rd_ctl_check_size(512), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rd_ctl_check_size(RDMIRROR_SIZE_ALIGN - 1), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rd_ctl_check_size(RDMIRROR_SIZE_ALIGN + 512), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rd_ctl_check_size(PAGE_SIZE + 512), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rd_ctl_check_size(RDMIRROR_SIZE_ALIGN), 0);
-	KUNIT_EXPECT_EQ(test, rd_ctl_check_size(PAGE_SIZE), 0);
-	KUNIT_EXPECT_EQ(test, rd_ctl_check_size(SZ_1M), 0);
+	KUNIT_EXPECT_EQ(test, rd_ctl_check_size(0, false), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rd_ctl_check_size(1, false), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rd_ctl_check_size(512, false), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rd_ctl_check_size(RDMIRROR_SIZE_ALIGN - 1, false), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rd_ctl_check_size(RDMIRROR_SIZE_ALIGN + 512, false), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rd_ctl_check_size(PAGE_SIZE + 512, false), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rd_ctl_check_size(RDMIRROR_SIZE_ALIGN, false), 0);
+	KUNIT_EXPECT_EQ(test, rd_ctl_check_size(PAGE_SIZE, false), 0);
+	KUNIT_EXPECT_EQ(test, rd_ctl_check_size(SZ_1M, false), 0);
 	/* Up to the machine's RAM, not a byte more. */
-	KUNIT_EXPECT_EQ(test, rd_ctl_check_size(rd_kunit_ram_bytes()), 0);
-	KUNIT_EXPECT_EQ(test, rd_ctl_check_size(rd_kunit_ram_bytes() + PAGE_SIZE),
+	KUNIT_EXPECT_EQ(test, rd_ctl_check_size(rd_kunit_ram_bytes(), false), 0);
+	KUNIT_EXPECT_EQ(test, rd_ctl_check_size(rd_kunit_ram_bytes() + PAGE_SIZE, false),
 			-ENOMEM);
-	KUNIT_EXPECT_EQ(test, rd_ctl_check_size(U64_MAX & ~(u64)(PAGE_SIZE - 1)),
+	KUNIT_EXPECT_EQ(test, rd_ctl_check_size(U64_MAX & ~(u64)(PAGE_SIZE - 1), false),
 			-ENOMEM);
-	KUNIT_EXPECT_EQ(test, rd_ctl_check_size(U64_MAX), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rd_ctl_check_size(U64_MAX, false), -EINVAL);
+	/* A compressed disk: up to rd_ctl_max_size(true), beyond RAM. */
+	KUNIT_EXPECT_EQ(test, rd_ctl_check_size(SZ_1M + 512, true), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rd_ctl_check_size(rd_kunit_ram_bytes() + PAGE_SIZE, true), 0);
+	KUNIT_EXPECT_EQ(test, rd_ctl_check_size(rd_ctl_max_size(true), true), 0);
+	KUNIT_EXPECT_EQ(test, rd_ctl_check_size(rd_ctl_max_size(true) + PAGE_SIZE, true),
+			-ENOMEM);
 }
 
 /* The checks, each with one signature so one loop can call them all. */
@@ -169,9 +175,10 @@ static void rd_kunit_check_resize(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rd_ctl_check_resize(&req), -EINVAL);
 	req.size = SZ_1M - 512;
 	KUNIT_EXPECT_EQ(test, rd_ctl_check_resize(&req), -EINVAL);
-	req.size = rd_kunit_ram_bytes() + PAGE_SIZE;
+	/* The bound of a compressed disk: rd_disk_resize() narrows it. */
+	req.size = rd_ctl_max_size(true) + PAGE_SIZE;
 	KUNIT_EXPECT_EQ(test, rd_ctl_check_resize(&req), -ENOMEM);
-	req.size = rd_kunit_ram_bytes();
+	req.size = rd_kunit_ram_bytes() + PAGE_SIZE;
 	KUNIT_EXPECT_EQ(test, rd_ctl_check_resize(&req), 0);
 
 	rd_kunit_each_byte_refused(test, &rd_kunit_good_resize,

@@ -20,6 +20,7 @@
 
 #include "uapi/rdmirror.h"
 #include "compat.h"
+#include "rd_control.h"
 #include "rd_device.h"
 #include "rd_kunit.h"
 
@@ -443,6 +444,32 @@ static void rd_kunit_disk_resize(struct kunit *test)
 }
 
 /*
+ * A disk is never grown past what its kind may hold: RAM for a plain
+ * disk, rd_ctl_max_size(true) for a compressed one, whose memory its own
+ * mem_limit bounds; a refused grow leaves the size as it was.
+ */
+static void rd_kunit_disk_resize_bound(struct kunit *test)
+{
+	u64 ram = rd_ctl_max_size(false), most = rd_ctl_max_size(true);
+	u32 plain = rd_kunit_add(test, 64 * SZ_1K, 0), zipped;
+	struct file *file;
+
+	KUNIT_EXPECT_EQ(test, rd_disk_resize(plain, ram + PAGE_SIZE), -ENOMEM);
+	file = rd_kunit_open(test, plain);
+	KUNIT_EXPECT_EQ(test, get_capacity(file_bdev(file)->bd_disk), 128ULL);
+
+	KUNIT_ASSERT_EQ(test, rd_disk_add(64 * SZ_1K, RDMIRROR_ADD_COMPRESS,
+					  RDMIRROR_COMP_LZ4, 0, NULL, NULL, &zipped), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rd_kunit_remove_action,
+							(void *)(uintptr_t)zipped), 0);
+	KUNIT_EXPECT_EQ(test, rd_disk_resize(zipped, ram + PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, rd_disk_resize(zipped, most + PAGE_SIZE), -ENOMEM);
+	file = rd_kunit_open(test, zipped);
+	KUNIT_EXPECT_EQ(test, get_capacity(file_bdev(file)->bd_disk),
+			(ram + PAGE_SIZE) >> SECTOR_SHIFT);
+}
+
+/*
  * Freeing a disk's pages (rdctl --flush) empties it, and its memory is
  * back in the allocator when the call returns: a preallocating add right
  * after it may count on that memory.
@@ -738,6 +765,7 @@ static struct kunit_case rd_kunit_disk_cases[] = {
 	KUNIT_CASE(rd_kunit_disk_long_read),
 	KUNIT_CASE(rd_kunit_disk_discard_write_zeroes),
 	KUNIT_CASE(rd_kunit_disk_resize),
+	KUNIT_CASE(rd_kunit_disk_resize_bound),
 	KUNIT_CASE(rd_kunit_disk_free_pages),
 	KUNIT_CASE(rd_kunit_disk_free_pages_broken_no_memory),
 	KUNIT_CASE(rd_kunit_disk_nowait_discard_bounded),

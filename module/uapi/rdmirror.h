@@ -14,9 +14,9 @@
  *           size 0 or not a multiple of RDMIRROR_SIZE_ALIGN; with
  *           ADD_COMPRESS, PREALLOC too or comp neither LZ4 nor ZSTD;
  *           without it, comp or mem_limit not 0
- *   ENOMEM  size larger than the machine's RAM (a compressed disk: 8
- *           times its RAM, and its mem_limit larger than RAM; a resize
- *           of any disk: RAM), or (preallocate) not
+ *   ENOMEM  size larger than the machine's RAM (a compressed disk,
+ *           added or resized: 8 times its RAM, and its mem_limit larger
+ *           than RAM), or (preallocate) not
  *           enough memory: what is available, less what other running
  *           preallocations will take, less 1/32 of RAM; nothing is left
  *           allocated

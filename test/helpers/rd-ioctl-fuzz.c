@@ -26,7 +26,9 @@
  *   - a pointer the kernel cannot read: EFAULT;
  *   - a wrong version, unknown flag, non-zero reserved or out field:
  *     EINVAL, never success; then size 0 or unaligned: EINVAL; above RAM:
- *     ENOMEM;
+ *     ENOMEM (a resize: above 8 x RAM, the most a compressed disk may be,
+ *     before the index is looked at; above RAM, once our plain disk is
+ *     found: ENOMEM or, while it is being grown or emptied, EBUSY);
  *   - add: the index (also the return value) of a disk /sys/block/rdN
  *     shows with the asked size, preallocated flag and allocated bytes;
  *     or ENOMEM, ENOSPC (max_disks), EINTR, EDQUOT (a preallocation past
@@ -329,6 +331,12 @@ static int size_check(uint64_t size)
 	return 0;
 }
 
+/* Above 8 x RAM, the most a compressed disk may be (rd_control.c). */
+static bool above_compressed(uint64_t size)
+{
+	return size / 8 > totalram || (size / 8 == totalram && size % 8);
+}
+
 static bool zero(const void *p, size_t len)
 {
 	const unsigned char *c = p;
@@ -355,8 +363,7 @@ static int classify(int kind, const union rq *q)
 			     q->add.comp != RDMIRROR_COMP_ZSTD) ||
 			    !q->add.size || q->add.size % ALIGN)
 				return EINVAL;
-			if (q->add.size / 8 > totalram ||
-			    (q->add.size / 8 == totalram && q->add.size % 8) ||
+			if (above_compressed(q->add.size) ||
 			    q->add.mem_limit > totalram)
 				return ENOMEM;
 			return 0;
@@ -368,7 +375,13 @@ static int classify(int kind, const union rq *q)
 		if (q->resize.version != RDMIRROR_ABI_VERSION ||
 		    !zero(q->resize.reserved, sizeof(q->resize.reserved)))
 			return EINVAL;
-		return size_check(q->resize.size);
+		/*
+		 * The bound of a compressed disk; a plain one's (RAM) is
+		 * checked once the disk is found (resize_expect()).
+		 */
+		if (!q->resize.size || q->resize.size % ALIGN || q->resize.size % PAGE)
+			return EINVAL;
+		return above_compressed(q->resize.size) ? ENOMEM : 0;
 	default:
 		if (q->disk.version != RDMIRROR_ABI_VERSION ||
 		    !zero(q->disk.reserved, sizeof(q->disk.reserved)))
@@ -624,6 +637,10 @@ static struct expect expect_req(int kind, const union rq *q, int pc, int slot,
 		break;
 	default:
 		ex.why = "resize of our disk";
+		/* our disks are plain: above RAM, refused once found */
+		if (q->resize.size > totalram)
+			return (struct expect){ false, E(ENOMEM) | E(EBUSY),
+				"resize of our disk above RAM" };
 		if (old_size == UINT64_MAX) {
 			ex.errs = E(EBUSY);
 		} else if (q->resize.size < old_size) {

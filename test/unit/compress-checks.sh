@@ -132,6 +132,10 @@ compressed_tree() {
 	printf 'md0 auto compress=lz4\n' >"$conf"
 }
 compressed_tree
+# a compressed disk grows past the available memory: its mem_limit bounds it
+run "resize compressed over memory" 0 -r rd0 8G
+expect_out "resize compressed over memory" "Resized device rd0 from $(($(cat "$broot/sys/block/rd0/size") / 2048)) MiB to 8192 MiB"
+compressed_tree
 run "status compressed" 0 --status --config "$conf"
 expect_out_has "status compressed: kind" "  rd0    compressed no           active in_sync"
 expect_out_has "status compressed: figures" "  rd0: lz4, ratio 3.00:1, RAM used 300 MiB, data held 900 MiB, limit 1000 MiB, checksum errors 0"

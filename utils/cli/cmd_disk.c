@@ -210,6 +210,7 @@ int cmd_resize(const struct cli_opts *o, unsigned index, uint64_t size)
 {
 	struct rd_disk d;
 	uint64_t old;
+	bool compressed;
 	char *a, *b, *text;
 	int fd, rc, r;
 	json_t *obj;
@@ -222,8 +223,11 @@ int cmd_resize(const struct cli_opts *o, unsigned index, uint64_t size)
 	if (r < 0)
 		return fail_errno(-r, "cannot read %s/block/rd%u: %s", sysfs_root(), index, strerror(-r));
 	old = d.size;
+	/* a compressed disk's memory is bound by its mem_limit, not its size */
+	compressed = d.compressor != NULL;
 	rd_disk_clear(&d);
-	if (size > old && (rc = check_memory(o->m.ignore_memory, size - old, "growing this disk")))
+	if (size > old && !compressed &&
+	    (rc = check_memory(o->m.ignore_memory, size - old, "growing this disk")))
 		return rc;
 	rc = control_open(false, &fd);
 	if (rc)
