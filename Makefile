@@ -22,7 +22,9 @@
 #                         (BENCH_ARGS="-r 5 -u" for more rounds, into docs/)
 #   make bench-copy       the read path's copy loops and its struct page check
 #                         on this CPU, natively (no emulator): rd's and brd's
-#                         cost per 4 KiB (COPY_ROUNDS, 41)
+#                         cost per 4 KiB (COPY_ROUNDS, 41); then a compressed
+#                         disk's: lz4 and zstd per 4 KiB page against memcpy
+#                         (ZCOMP_ROUNDS, 15)
 #   make lint             checkpatch, sparse, W=1, shellcheck, man page
 #   make fuzz             libFuzzer on rdctl's parsers (size, config, sysfs and
 #                         /proc values, mdadm output), FUZZ_SECONDS (15) each
@@ -127,10 +129,14 @@ bench: deps tools
 	test/bench/run $(BENCH_ARGS)
 
 COPY_ROUNDS ?= 41
+ZCOMP_ROUNDS ?= 15
+# (zcomp-cost: Debian's liblz4, libzstd and libxxhash, test/deps.sh)
 bench-copy:
 	mkdir -p build/bench
 	$(CC) $(HOST_CFLAGS) -o build/bench/copy-cost test/bench/copy-cost.c
+	$(CC) $(HOST_CFLAGS) -o build/bench/zcomp-cost test/bench/zcomp-cost.c -llz4 -lzstd -lxxhash
 	taskset -c 0 build/bench/copy-cost $(COPY_ROUNDS)
+	taskset -c 0 build/bench/zcomp-cost $(ZCOMP_ROUNDS)
 
 FUZZ_SECONDS ?= 15
 fuzz: deps

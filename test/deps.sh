@@ -12,6 +12,7 @@ debs=(
 	clang libclang-rt-dev	# test/fuzz: libFuzzer is in libclang-rt, only recommended by clang
 	python3-jsonschema python3-pip man-db groff-base
 	gnuplot-nox	# make bench: the chart in docs/BENCHMARKS.md
+	liblz4-dev libzstd-dev libxxhash-dev	# make bench-copy: test/bench/zcomp-cost.c
 	linux-perf	# make bench -p, test/bench/md-profile: profiles in the guest
 	dkms dh-dkms debhelper lintian dpkg-dev linux-source-6.12
 	rpm rpmlint	# make check-pkg: the RPM spec is built and checked (not installed)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the copy benches share (memcpy-bw.c, copy-cost.c): a clock, a
- * cheap random generator, an argument parser and, on x86-64, the
- * kernel's copy loops as user-space functions. The loops are written from
+ * What the copy benches share (memcpy-bw.c, copy-cost.c, zcomp-cost.c):
+ * a clock, a cheap random generator, an argument parser and, on x86-64,
+ * the kernel's copy loops as user-space functions. The loops are written from
  * what arch/x86/lib/memcpy_64.S and copy_mc_64.S do on the path without a
  * fault; the exception-table entries that make the kernel's machine-check
  * safe cost nothing until one fires.
