@@ -4,7 +4,10 @@
 # bare disk (lz4, zstd) and through an md RAID1 whose disk member is
 # write-mostly; the per-disk counters; and the disk's own memory limit,
 # which fails the RAM member alone inside md, the data whole on the disk;
-# and rdctl's side: --convert --compress on a RAID1 of both stand-ins.
+# and rdctl's side: --convert --compress on a RAID1 of both stand-ins;
+# then an array twice the guest's spare RAM, made small by hugepages held
+# as a database's buffer pool would: 3x-compressible data served from the
+# RAM member, incompressible data failing it alone at rdctl's limit.
 
 # bats' "load helpers", spelled so that shellcheck follows it
 # shellcheck source=test/bats/helpers.bash
@@ -18,6 +21,8 @@ setup() {
 teardown() {
 	local rc=0
 	rd_common_teardown || rc=$?
+	# (the "database's" hugepages, of the spare-RAM tests)
+	echo 0 >/proc/sys/vm/nr_hugepages
 	wipefs -qa "/dev/$H1" "/dev/$H2" >/dev/null 2>&1 || true
 	return "$rc"
 }
@@ -170,4 +175,168 @@ PY
 	run rdctl --revert /dev/md0 --config "$conf"
 	[ "$status" -eq 0 ]
 	[ "$(dd if=/dev/md0 bs=1M count=48 iflag=direct status=none | sha256sum)" = "$sum" ]
+}
+
+# The spare-RAM tests: an array of 192 MiB on both stand-ins (144 on the
+# debug kernel), rdctl's reserve RESERVE_MIB (rdmirror.conf), and the
+# guest's MemAvailable brought down to the reserve + half the array, so
+# that rdctl --convert --compress sets a memory limit of about half the
+# array. (rdctl refuses a limit below 64 MiB, COMPRESS_MIN_LIMIT: the
+# debug kernel's array can be no smaller.)
+RESERVE_MIB=128
+
+# mem_avail_mib: MemAvailable, MiB
+mem_avail_mib() {
+	local k v
+	while read -r k v _; do
+		[[ "$k" != MemAvailable: ]] || { echo $((v / 1024)); return 0; }
+	done </proc/meminfo
+	return 1
+}
+
+# hold_ram MIB: hugepages held (the "database"), until MemAvailable is
+# MIB within 4 MiB: what an administrator's host has spare. teardown
+# gives them back.
+hold_ram() {
+	local want=$1 i n have hp
+	hp=$(awk '/^Hugepagesize:/ { print int($2 / 1024) }' /proc/meminfo)
+	for i in 1 2 3 4; do
+		sync
+		echo 3 >/proc/sys/vm/drop_caches
+		have=$(mem_avail_mib)
+		read -r n </proc/sys/vm/nr_hugepages
+		((have - want > 4 || want - have > 4)) || break
+		n=$((n + (have - want) / hp))
+		((n >= 0)) || n=0
+		echo "$n" >/proc/sys/vm/nr_hugepages
+	done
+	echo "# hugepages $n of $hp MiB held, MemAvailable $have MiB (wanted $want)" >&3
+	((have - want <= 4 && want - have <= 4))
+}
+
+# spare_ram_array MIB PERCENT: md0, a RAID1 of the stand-ins MIB MiB
+# large, every block written by fio with data PERCENT% compressible (4 KiB
+# chunks, each buffer new), $conf holding rdctl's reserve, and the
+# guest's RAM held down to the reserve + MIB / 2; $SUM the array's
+# sha256. (assume-clean: every block of the array is written.)
+spare_ram_array() {
+	local mib=$1
+	conf=$T/rdmirror.conf
+	echo "reserve ${RESERVE_MIB}M" >"$conf"
+	mdadm --create /dev/md0 --run --level=1 --raid-devices=2 --metadata=1.2 \
+		--assume-clean --bitmap=internal --size=$((mib * 1024)) "/dev/$H1" "/dev/$H2"
+	[ "$(($(cat /sys/block/md0/size) / 2048))" = "$mib" ]
+	fio --name=w --filename=/dev/md0 --size="${mib}M" --rw=write --bs=1M \
+		--direct=1 --ioengine=libaio --iodepth=4 \
+		--buffer_compress_percentage="$2" --buffer_compress_chunk=4k \
+		--refill_buffers --output-format=terse >/dev/null
+	SUM=$(md0_sum "$mib")
+	hold_ram $((RESERVE_MIB + mib / 2))
+}
+
+# md0_sum MIB: sha256 of md0's first MIB MiB, read past the page cache
+md0_sum() {
+	dd if=/dev/md0 bs=1M count="$1" iflag=direct status=none | sha256sum
+}
+
+# md_reads DEV...: read I/Os completed by each DEV, one line
+md_reads() {
+	local d s out=()
+	for d in "$@"; do
+		read -ra s <"/sys/block/$d/stat"
+		out+=("${s[0]}")
+	done
+	echo "${out[*]}"
+}
+
+@test "an array twice the spare RAM, 3x-compressible, converted --compress: reads from the RAM member >= 99%, read back equal, md check 0 mismatches" {
+	local mib=192 b rd h1 h2
+	! rd_debug_kernel || mib=144
+	spare_ram_array $mib 67
+	run rdctl --convert /dev/md0 --compress --config "$conf" --wait
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -qx in_sync /sys/block/md0/md/dev-rd0/state
+	[ "$(md_attr degraded)" = 0 ]
+	limit=$(zattr rd0 mem_limit)
+	data=$(zattr rd0 data_bytes)
+	alloc=$(zattr rd0 allocated_bytes)
+	echo "# array $mib MiB, limit $((limit / MiB)) MiB, data $((data / MiB)) MiB in $((alloc / MiB)) MiB" >&3
+	# the array about twice the spare RAM rdctl found, all of it in the member
+	((limit * 18 / 10 <= mib * MiB && mib * MiB <= limit * 22 / 10))
+	((data >= (mib - 1) * MiB))
+	# 67% compressible: about 3x (2.5x at least with what the objects take)
+	((data * 10 >= alloc * 25 && alloc < limit))
+	[ "$(zattr rd0 refused_writes)" = 0 ]
+	# 4 KiB random reads through md: the disks are write-mostly
+	read -ra b <<<"$(md_reads rd0 "$H1" "$H2")"
+	fio --name=r --filename=/dev/md0 --size="${mib}M" --rw=randread --bs=4k \
+		--direct=1 --ioengine=libaio --iodepth=8 --io_size=32M \
+		--output-format=terse >/dev/null
+	read -r rd h1 h2 <<<"$(md_reads rd0 "$H1" "$H2")"
+	rd=$((rd - b[0])) h1=$((h1 - b[1])) h2=$((h2 - b[2]))
+	echo "# random reads: rd0 $rd, $H1 $h1, $H2 $h2" >&3
+	((rd >= 8192 && rd * 100 >= 99 * (rd + h1 + h2)))
+	# the data read back equal, from the member, and equal on every member
+	echo 3 >/proc/sys/vm/drop_caches
+	[ "$(md0_sum $mib)" = "$SUM" ]
+	echo check >/sys/block/md0/md/sync_action
+	wait_idle
+	[ "$(md_attr mismatch_cnt)" = 0 ]
+	[ "$(zattr rd0 checksum_errors)" = 0 ]
+	[ "$(zattr rd0 refused_writes)" = 0 ]
+}
+
+@test "the same array of incompressible data reaches the limit: only the RAM member fails, data intact, --status CRITICAL compressed_limit" {
+	local mib=192
+	! rd_debug_kernel || mib=144
+	spare_ram_array $mib 0
+	run rdctl --convert /dev/md0 --compress --config "$conf" --wait
+	echo "$output"
+	# (--wait: the member did not come into sync)
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"rd0 left md0 during the recovery"* ]]
+	limit=$(zattr rd0 mem_limit)
+	alloc=$(zattr rd0 allocated_bytes)
+	echo "# array $mib MiB, limit $((limit / MiB)) MiB, allocated $((alloc / MiB)) MiB, $(zattr rd0 refused_writes) writes refused" >&3
+	((limit * 18 / 10 <= mib * MiB && mib * MiB <= limit * 22 / 10))
+	# the member failed at its limit, never past it; the disks in the array
+	(($(zattr rd0 refused_writes) > 0 && alloc <= limit))
+	# (md takes a member whose recovery failed out of the array)
+	st=$(cat /sys/block/md0/md/dev-rd0/state 2>/dev/null || echo gone)
+	[[ "$st" == gone || "$st" == *faulty* ]]
+	grep -qx in_sync "/sys/block/md0/md/dev-$H1/state"
+	grep -qx in_sync "/sys/block/md0/md/dev-$H2/state"
+	[ "$(md_attr sync_action)" = idle ]
+	# the host alive: no OOM kill, and its reserve free
+	[[ ! "$(dmesg)" =~ invoked\ oom-killer|Out\ of\ memory ]]
+	(($(mem_avail_mib) >= RESERVE_MIB / 2))
+	# the data read back equal, from the disks, and equal on both
+	echo 3 >/proc/sys/vm/drop_caches
+	[ "$(md0_sum $mib)" = "$SUM" ]
+	echo check >/sys/block/md0/md/sync_action
+	wait_idle
+	[ "$(md_attr mismatch_cnt)" = 0 ]
+	# --status: CRITICAL (exit 3; --nagios 2), compressed_limit with why
+	run rdctl --status --config "$conf"
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"! CRITICAL "*"rd0 reached its memory limit (ratio "*", limit "*"): "*" writes refused"* ]]
+	run rdctl --status --nagios --config "$conf"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ "$output" == "RDMIRROR CRITICAL"* ]]
+	run rdctl --status --json --config "$conf"
+	echo "$output" >"$T/status.json"
+	python3 - "$T/status.json" "$st" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+w = [x for x in d["warnings"] if x["code"] == "compressed_limit"]
+print("#", w)
+assert len(w) == 1 and w[0]["severity"] == "CRITICAL" and w[0]["device"] == "rd0", d["warnings"]
+assert re.search(r"\(ratio [01]\.[0-9][0-9]:1, RAM used [^,]+, data held [^,]+, limit [0-9.]+ MiB\)", w[0]["message"]), w
+# (md0's while md keeps rd0 as faulty; once md took it out, the finding
+# is the bare disk's: rdctl cannot tell which array it left)
+assert w[0]["array"] == (None if sys.argv[2] == "gone" else "md0"), w
+PY
 }
