@@ -58,13 +58,12 @@ static char *room_words(const struct compress_room *room)
 	return s;
 }
 
-int compress_limit(const struct config *cfg, bool ignore_memory, uint64_t size, const char *what, uint64_t *limit)
+int compress_limit(const struct config *cfg, bool ignore_memory, const char *what, uint64_t *limit)
 {
 	struct compress_room room;
 	char *words, *min;
 	int r = compress_room_read(cfg, &room), rc;
 
-	(void)size;
 	if (r < 0)
 		return fail_errno(-r, "cannot read MemTotal and MemAvailable from %s/meminfo to set the memory limit of %s",
 				  proc_root(), what);
@@ -92,7 +91,7 @@ int compress_limit_conf(const char *conf_path, bool ignore_memory, const char *w
 	int rc;
 
 	(void)config_read(conf_path, &cfg);
-	rc = compress_limit(&cfg, ignore_memory, 0, what, limit);
+	rc = compress_limit(&cfg, ignore_memory, what, limit);
 	config_free(&cfg);
 	return rc;
 }
