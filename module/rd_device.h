@@ -189,6 +189,13 @@ static inline int rd_discard(struct rd_device *rd, sector_t sector,
 	return rd_store_discard(rd, sector, nr_sects, flags);
 }
 
+/*
+ * rd_main.c: a byte count written to a parameter or a sysfs file, as
+ * memparse() reads it (K, M, G... suffixes), one '\n' after it allowed;
+ * 0, or -EINVAL for anything else (no digit first, trailing words).
+ */
+int rd_parse_bytes(const char *buf, u64 *bytes);
+
 /* rd_io.c: the bio path */
 void rd_submit_bio(struct bio *bio);
 /* rd_disk.c: disk lifetime, called by the control device */

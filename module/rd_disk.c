@@ -122,14 +122,12 @@ static ssize_t mem_limit_store(struct device *dev,
 			       size_t count)
 {
 	struct rd_device *rd = dev_to_disk(dev)->private_data;
-	unsigned long long bytes;
-	char *end;
+	u64 bytes;
+	int err;
 
-	bytes = memparse(buf, &end);
-	if (*end == '\n')
-		end++;
-	if (end == buf || *end)
-		return -EINVAL;
+	err = rd_parse_bytes(buf, &bytes);
+	if (err)
+		return err;
 	WRITE_ONCE(rd->zs->mem_limit, bytes);
 	return count;
 }

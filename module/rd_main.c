@@ -5,6 +5,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ctype.h>
 #include <linux/init.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -12,6 +13,7 @@
 #include <linux/sysfs.h>
 
 #include "rd_device.h"
+#include "rd_kunit_hooks.h"
 
 #define RD_MAX_DISKS_LIMIT	1024
 
@@ -41,18 +43,33 @@ MODULE_PARM_DESC(iostats, "Keep I/O statistics for new rd disks (default off)");
  */
 static bool mem_limit_given;
 
-static int mem_limit_set(const char *val, const struct kernel_param *kp)
+int rd_parse_bytes(const char *buf, u64 *bytes)
 {
-	unsigned long long bytes;
 	char *end;
+	u64 v;
 
-	bytes = memparse(val, &end);
+	/* a digit first: memparse() reads "" or "\n" as 0 (no limit) */
+	if (!isdigit(*buf))
+		return -EINVAL;
+	v = memparse(buf, &end);
 	if (*end == '\n')
 		end++;
-	if (end == val || *end)
+	if (*end)
 		return -EINVAL;
-	rd_store_set_mem_limit(min_t(unsigned long long, bytes >> PAGE_SHIFT,
-				     ULONG_MAX));
+	*bytes = v;
+	return 0;
+}
+EXPORT_SYMBOL_IF_RD_KUNIT(rd_parse_bytes);
+
+static int mem_limit_set(const char *val, const struct kernel_param *kp)
+{
+	u64 bytes;
+	int err;
+
+	err = rd_parse_bytes(val, &bytes);
+	if (err)
+		return err;
+	rd_store_set_mem_limit(min_t(u64, bytes >> PAGE_SHIFT, ULONG_MAX));
 	mem_limit_given = true;
 	return 0;
 }

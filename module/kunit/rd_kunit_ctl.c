@@ -2,7 +2,7 @@
 /*
  * KUnit tests of the control ioctls' request checks (rd_control.c): each
  * field of each request, set wrong on its own, is refused; good requests
- * pass.
+ * pass; and the byte counts the mem_limit files take (rd_parse_bytes()).
  */
 #include <kunit/test.h>
 #include <linux/limits.h>
@@ -14,6 +14,7 @@
 
 #include "uapi/rdmirror.h"
 #include "rd_control.h"
+#include "rd_device.h"
 #include "rd_kunit.h"
 
 static const struct rdmirror_add rd_kunit_good_add = {
@@ -209,11 +210,34 @@ static void rd_kunit_check_disk(struct kunit *test)
 				   rd_kunit_check_disk_req);
 }
 
+static void rd_kunit_parse_bytes(struct kunit *test)
+{
+	static const char * const bad[] = { "", "\n", "M", "1G x", "12Q", "1\n\n", "-" };
+	unsigned int i;
+	u64 v;
+
+	KUNIT_EXPECT_EQ(test, rd_parse_bytes("4096", &v), 0);
+	KUNIT_EXPECT_EQ(test, v, 4096ULL);
+	KUNIT_EXPECT_EQ(test, rd_parse_bytes("64M\n", &v), 0);
+	KUNIT_EXPECT_EQ(test, v, (u64)SZ_64M);
+	KUNIT_EXPECT_EQ(test, rd_parse_bytes("2g", &v), 0);
+	KUNIT_EXPECT_EQ(test, v, (u64)SZ_2G);
+	KUNIT_EXPECT_EQ(test, rd_parse_bytes("0", &v), 0);
+	KUNIT_EXPECT_EQ(test, v, 0ULL);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		v = 7;
+		KUNIT_EXPECT_EQ_MSG(test, rd_parse_bytes(bad[i], &v), -EINVAL,
+				    "\"%s\"", bad[i]);
+		KUNIT_EXPECT_EQ(test, v, 7ULL);
+	}
+}
+
 static struct kunit_case rd_kunit_ctl_cases[] = {
 	KUNIT_CASE(rd_kunit_check_size),
 	KUNIT_CASE(rd_kunit_check_add),
 	KUNIT_CASE(rd_kunit_check_resize),
 	KUNIT_CASE(rd_kunit_check_disk),
+	KUNIT_CASE(rd_kunit_parse_bytes),
 	{}
 };
 

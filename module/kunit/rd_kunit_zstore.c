@@ -210,16 +210,26 @@ static void rd_kz_sub_page_zstd(struct kunit *test)
 	rd_kz_sub_page(test, RDMIRROR_COMP_ZSTD);
 }
 
-/* Writers of distinct sectors of one page, racing. */
+/*
+ * Writers of distinct sectors of one page, racing: each merge into the
+ * page must keep the other writers' sectors as they last wrote them.
+ */
+#define RD_KZ_ROUNDS	50
+
 struct rd_kz_writer {
 	struct rd_device *rd;
 	unsigned int sector;
-	unsigned int rounds;
+	unsigned int lost;	/* reads that did not find the round just written */
 	int err;
 	struct completion done;
 };
 
-/* Each round writes its sector as (sector, round): the last must stay. */
+/*
+ * Each round writes its sector as (sector, round) and reads it back: a
+ * writer whose merge started from the page before this write (the page's
+ * lock not held, or another page's) undoes it, which the read back, and
+ * at the end the last round, finds.
+ */
 static int rd_kz_writer_fn(void *data)
 {
 	struct rd_kz_writer *w = data;
@@ -231,7 +241,7 @@ static int rd_kz_writer_fn(void *data)
 		w->err = -ENOMEM;
 		goto out;
 	}
-	for (r = 1; r <= w->rounds && !w->err; r++) {
+	for (r = 1; r <= RD_KZ_ROUNDS && !w->err; r++) {
 		p = kmap_local_page(page);
 		memset32(p, w->sector << 16 | r, SECTOR_SIZE / 4);
 		/* half random: the page compresses, not to one word */
@@ -240,6 +250,13 @@ static int rd_kz_writer_fn(void *data)
 		kunmap_local(p);
 		w->err = rd_zstore_write(w->rd, w->sector, page, 0, SECTOR_SIZE,
 					 GFP_KERNEL);
+		if (!w->err)
+			w->err = rd_zstore_read(w->rd, w->sector, page, 0,
+						SECTOR_SIZE);
+		p = kmap_local_page(page);
+		if (!w->err && p[16] != (w->sector << 16 | r))
+			w->lost++;
+		kunmap_local(p);
 		cond_resched();
 	}
 	__free_page(page);
@@ -257,8 +274,7 @@ static void rd_kz_concurrent(struct kunit *test)
 	u32 *p;
 
 	for (i = 0; i < RD_PAGE_SECTORS; i++) {
-		w[i] = (struct rd_kz_writer){ .rd = &s->rd, .sector = i,
-					      .rounds = 200 };
+		w[i] = (struct rd_kz_writer){ .rd = &s->rd, .sector = i };
 		init_completion(&w[i].done);
 		t = kthread_run(rd_kz_writer_fn, &w[i], "rd_kz_w%u", i);
 		if (IS_ERR(t)) {
@@ -269,12 +285,15 @@ static void rd_kz_concurrent(struct kunit *test)
 	for (i = 0; i < RD_PAGE_SECTORS; i++) {
 		wait_for_completion(&w[i].done);
 		KUNIT_EXPECT_EQ(test, w[i].err, 0);
+		KUNIT_EXPECT_EQ_MSG(test, w[i].lost, 0,
+				    "sector %u: its write undone", i);
 	}
 	KUNIT_ASSERT_EQ(test, rd_zstore_read(&s->rd, 0, s->buf, 0, PAGE_SIZE), 0);
 	p = kmap_local_page(s->buf);
 	for (i = 0; i < RD_PAGE_SECTORS; i++)
 		KUNIT_EXPECT_EQ_MSG(test, p[i * SECTOR_SIZE / 4 + 16],
-				    i << 16 | 200, "sector %u lost a write", i);
+				    i << 16 | RD_KZ_ROUNDS,
+				    "sector %u lost a write", i);
 	kunmap_local(p);
 }
 

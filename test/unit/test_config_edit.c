@@ -2,17 +2,21 @@
 /*
  * Editing /etc/rdmirror.conf: lines dropped and appended byte for byte, the
  * atomic replace (mode, owner, no temporary file left, failures that leave
- * the old file alone), the loader, and the line --create writes parsing back.
+ * the old file alone), its order of fsync and rename, a mode given, the
+ * loader, and the line --create writes parsing back.
  */
 #include <dirent.h>
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "lib/config.h"
@@ -168,6 +172,112 @@ static mode_t mode_of(const char *path)
 	struct stat st;
 
 	return lstat(path, &st) < 0 ? (mode_t)-1 : st.st_mode & 07777;
+}
+
+/*
+ * What a write did while tracing, in order: "fsync temp" (a name starting
+ * with '.'), "fsync NAME", "fsync dir", "rename temp NAME". fsync() and
+ * rename() here stand in for libc's in the whole unit test program (a
+ * program's own definition comes first), and do what libc's do.
+ */
+static bool tracing;
+static char trace[512];
+
+/* name's last part, or "temp" for a hidden one (config_write_atomic()'s temporary file) */
+static const char *short_name(const char *name)
+{
+	const char *base = strrchr(name, '/');
+
+	base = base ? base + 1 : name;
+	return *base == '.' ? "temp" : base;
+}
+
+__attribute__((format(printf, 1, 2)))
+static void trace_add(const char *fmt, ...)
+{
+	size_t n = strlen(trace);
+	va_list ap;
+
+	if (n && n + 2 < sizeof(trace)) {
+		strcpy(trace + n, "; ");
+		n += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(trace + n, sizeof(trace) - n, fmt, ap);
+	va_end(ap);
+}
+
+int fsync(int fd)
+{
+	if (tracing) {
+		char link[64], target[PATH_MAX];
+		struct stat st;
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		n = readlink(link, target, sizeof(target) - 1);
+		target[n < 0 ? 0 : n] = '\0';
+		trace_add("fsync %s", fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) ? "dir" : short_name(target));
+	}
+	return (int)syscall(SYS_fsync, fd);
+}
+
+int rename(const char *from, const char *to)
+{
+	if (tracing)
+		trace_add("rename %s %s", short_name(from), short_name(to));
+	return renameat(AT_FDCWD, from, AT_FDCWD, to);
+}
+
+/* The new content on disk before its name, the name on disk after: a crash leaves the old file or the new. */
+static void write_order(const char *dir)
+{
+	char *path = xasprintf("%s/order.conf", dir), *msg = NULL;
+
+	trace[0] = '\0';
+	tracing = true;
+	CHECK_U64(config_write_atomic(path, "md0 auto\n", &msg), 0);
+	tracing = false;
+	CHECK_STR(trace, "fsync temp; rename temp order.conf; fsync dir");
+	check_load(path, "md0 auto\n");
+	check_names(dir, "order.conf");
+	CHECK(unlink(path) == 0);
+	free(msg);
+	free(path);
+}
+
+/* file_write_atomic(): bytes with NULs, and the mode given, new file or not, whatever the umask. */
+static void bytes_with_mode(const char *dir)
+{
+	static const unsigned char data[] = { 0xfc, 0x4e, 0x2b, 0xa9, 0, 0, 0, 1, 0, 0xff };
+	char *path = xasprintf("%s/record.sb", dir), *msg = NULL;
+	unsigned char got[sizeof(data) + 1];
+	mode_t old = umask(0);
+	ssize_t n;
+	int fd;
+
+	CHECK_U64(file_write_atomic(path, data, sizeof(data), 0600, &msg), 0);
+	CHECK(msg == NULL);
+	CHECK_U64(mode_of(path), 0600);
+	/* a file more open than that is made 0600 too */
+	CHECK(chmod(path, 0644) == 0);
+	trace[0] = '\0';
+	tracing = true;
+	CHECK_U64(file_write_atomic(path, data, sizeof(data) - 1, 0600, &msg), 0);
+	tracing = false;
+	CHECK_STR(trace, "fsync temp; rename temp record.sb; fsync dir");
+	CHECK_U64(mode_of(path), 0600);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, got, sizeof(got));
+	if (fd >= 0)
+		close(fd);
+	CHECK_U64(n, sizeof(data) - 1);
+	CHECK(n == sizeof(data) - 1 && !memcmp(got, data, sizeof(data) - 1));
+	check_names(dir, "record.sb");
+	umask(old);
+	CHECK(unlink(path) == 0);
+	free(msg);
+	free(path);
 }
 
 static void round_trip(const char *dir)
@@ -381,6 +491,8 @@ void test_config_edit(const char *tmpdir)
 	follows_symlink(dir);
 	write_failures(dir);
 	write_fails_half_way(dir);
+	write_order(dir);
+	bytes_with_mode(dir);
 	load_failures(dir);
 	check_names(dir, "");
 	CHECK(rmdir(dir) == 0);

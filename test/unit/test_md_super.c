@@ -2,13 +2,16 @@
 /*
  * md_super_parse() and md_super_fits() on superblocks built here byte by
  * byte, as the kernel's struct mdp_superblock_1 lays them out: a checksum
- * off by one, a role out of the array, a data area past the disk.
+ * off by one, a role out of the array, a data area past the disk; and
+ * the warm start's record of one (warm_record_save()).
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "md/md_super.h"
+#include "mirror/warm_record.h"
 #include "unit.h"
 #include "lib/util.h"
 
@@ -184,6 +187,49 @@ static void test_bitmap(void)
 	free(b);
 }
 
+/* warm_record_save(): the record root alone reads (0600, whatever the umask), read back whole */
+static void test_record(void)
+{
+	char tmpl[] = "/tmp/rdctl-record.XXXXXX", *dir = mkdtemp(tmpl), *path, *why = NULL;
+	const char *was = getenv("RDCTL_STATE_DIR");
+	char *old = was ? xstrdup(was) : NULL;
+	unsigned char *b = member();
+	struct md_super sb, back;
+	struct stat st;
+	mode_t mask = umask(022);
+
+	CHECK(dir != NULL);
+	if (!dir) {
+		free(b);
+		free(old);
+		return;
+	}
+	setenv("RDCTL_STATE_DIR", dir, 1);
+	path = xasprintf("%s/warm-%s.sb", dir, "a0a1a2a3:a4a5a6a7:a8a9aaab:acadaeaf");
+	CHECK(md_super_parse(b, &sb, &why) == 0);
+	CHECK_U64(warm_record_save(&sb, &why), 0);
+	CHECK(why == NULL);
+	CHECK(stat(path, &st) == 0 && (st.st_mode & 07777) == 0600 && st.st_size == MD_SUPER_BLOCK);
+	CHECK_U64(warm_record_peek(sb.uuid, &back, &why), 0);
+	CHECK(!memcmp(back.raw, b, MD_SUPER_BLOCK));
+	/* one made 0644 by hand is 0600 again once written */
+	CHECK(chmod(path, 0644) == 0);
+	CHECK_U64(warm_record_save(&sb, &why), 0);
+	CHECK(stat(path, &st) == 0 && (st.st_mode & 07777) == 0600);
+	CHECK_U64(warm_record_take(sb.uuid, &back, &why), 0);
+	CHECK(!path_exists(path));
+	CHECK(rmdir(dir) == 0);	/* nothing else left behind */
+	umask(mask);
+	if (old)
+		setenv("RDCTL_STATE_DIR", old, 1);
+	else
+		unsetenv("RDCTL_STATE_DIR");
+	free(why);
+	free(old);
+	free(path);
+	free(b);
+}
+
 void test_md_super(void)
 {
 	const char *uuid = "a0a1a2a3:a4a5a6a7:a8a9aaab:acadaeaf";
@@ -239,4 +285,5 @@ void test_md_super(void)
 	free(b);
 	test_returning();
 	test_bitmap();
+	test_record();
 }

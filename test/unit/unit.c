@@ -35,6 +35,7 @@ int main(void)
 	test_build_id();
 	test_kernel_bugs();
 	test_member(root);
+	test_compressed(root);
 	if (fake_tree_remove(root) < 0)
 		unit_failed++;
 	printf("unit: %d passed, %d failed\n", unit_passed, unit_failed);

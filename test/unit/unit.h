@@ -52,5 +52,6 @@ void test_md_super(void);
 void test_build_id(void);
 void test_kernel_bugs(void);
 void test_member(const char *root);
+void test_compressed(const char *root);
 
 #endif

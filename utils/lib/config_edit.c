@@ -180,13 +180,13 @@ static void drop_temp(const char *tmp, char **msg)
 }
 
 /*
- * The new text into a temporary file made from the template tmp (in dir),
- * with the owner (when root) and mode of the file it replaces (st, when it
- * exists), on disk and closed. 0, or -errno with *msg set and nothing left.
+ * The new data into a temporary file made from the template tmp (in dir),
+ * with the owner (when root) of the file it replaces (st, when it exists)
+ * and mode, on disk and closed. 0, or -errno with *msg set and nothing left.
  */
-static int write_temp(char *tmp, const char *dir, const struct stat *st, bool exists, const char *text, char **msg)
+static int write_temp(char *tmp, const char *dir, const struct stat *st, bool exists, mode_t mode,
+		      const void *data, size_t len, char **msg)
 {
-	mode_t mode = exists ? (st->st_mode & 07777) : (0644 & ~current_umask());
 	int fd = mkostemp(tmp, O_CLOEXEC), e, r;
 
 	if (fd < 0) {
@@ -200,7 +200,7 @@ static int write_temp(char *tmp, const char *dir, const struct stat *st, bool ex
 	} else if (fchmod(fd, mode) < 0) {
 		e = errno;
 		r = failed(msg, e, xasprintf("cannot set the mode of %s: %s", tmp, strerror(e)));
-	} else if ((r = write_all(fd, text, strlen(text))) < 0) {
+	} else if ((r = write_all(fd, data, len)) < 0) {
 		r = failed(msg, -r, xasprintf("cannot write %s: %s", tmp, strerror(-r)));
 	} else if (fsync(fd) < 0) {
 		/* the data must be on disk before the name points at it */
@@ -222,7 +222,7 @@ static int write_temp(char *tmp, const char *dir, const struct stat *st, bool ex
 	return r;
 }
 
-int config_write_atomic(const char *path, const char *text, char **msg)
+int file_write_atomic(const char *path, const void *data, size_t len, mode_t mode, char **msg)
 {
 	char *target, *dir = NULL, *tmp = NULL;
 	const char *slash, *base;
@@ -270,7 +270,9 @@ int config_write_atomic(const char *path, const char *text, char **msg)
 		r = failed(msg, e, xasprintf("cannot open directory %s: %s", dir, strerror(e)));
 		goto out;
 	}
-	r = write_temp(tmp, dir, &st, exists, text, msg);
+	if (mode == FILE_MODE_KEEP)
+		mode = exists ? (st.st_mode & 07777) : (0644 & ~current_umask());
+	r = write_temp(tmp, dir, &st, exists, mode, data, len, msg);
 	if (r < 0)
 		goto out;
 	if (rename(tmp, target) < 0) {
@@ -298,6 +300,11 @@ out:
 	free(dir);
 	free(target);
 	return r;
+}
+
+int config_write_atomic(const char *path, const char *text, char **msg)
+{
+	return file_write_atomic(path, text, strlen(text), FILE_MODE_KEEP, msg);
 }
 
 char *config_line_for(const char *uuid, bool auto_size, uint64_t size, bool prealloc)

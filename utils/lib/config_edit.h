@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /*
  * text with the lines numbered in lines[0..n) removed (1-based, counted as
@@ -41,6 +42,16 @@ char *config_text_append(const char *text, const char *line);
  * survive a crash.
  */
 int config_write_atomic(const char *path, const char *text, char **msg);
+
+/* file_write_atomic()'s mode that keeps the file's own (0644 less the umask when new) */
+#define FILE_MODE_KEEP ((mode_t)-1)
+
+/*
+ * config_write_atomic() of len bytes of data (NULs and all) with the file's
+ * mode mode, new or replaced, the umask aside: 0600 for a record only root
+ * may read. FILE_MODE_KEEP makes it config_write_atomic() itself.
+ */
+int file_write_atomic(const char *path, const void *data, size_t len, mode_t mode, char **msg);
 
 /*
  * The whole file's text, byte for byte, in *text (malloc'd), or "" when the

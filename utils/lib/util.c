@@ -251,3 +251,16 @@ char *strv_join(char **v, size_t n, const char *sep)
 	}
 	return s;
 }
+
+char *prom_label_esc(const char *s)
+{
+	char *out = xmalloc(2 * strlen(s ? s : "") + 1), *o = out;
+
+	for (; s && *s; s++) {
+		if (*s == '\\' || *s == '"' || *s == '\n')
+			*o++ = '\\';
+		*o++ = *s == '\n' ? 'n' : *s;
+	}
+	*o = '\0';
+	return out;
+}

@@ -50,4 +50,10 @@ char *eta_str(int64_t seconds);
 /* The n strings of v joined by sep, malloc'd ("" for none). */
 char *strv_join(char **v, size_t n, const char *sep);
 
+/*
+ * A Prometheus label value with \, " and newline escaped, as the text
+ * format wants (NULL: ""); malloc'd. Every label --status --prom prints.
+ */
+char *prom_label_esc(const char *s);
+
 #endif

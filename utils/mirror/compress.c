@@ -2,13 +2,12 @@
 #include "mirror/compress.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "lib/config_edit.h"
 #include "lib/errors.h"
 #include "lib/meminfo.h"
 #include "lib/size.h"
@@ -59,13 +58,12 @@ static char *room_words(const struct compress_room *room)
 	return s;
 }
 
-int compress_limit(const struct config *cfg, bool ignore_memory, uint64_t size, const char *what, uint64_t *limit)
+int compress_limit(const struct config *cfg, bool ignore_memory, const char *what, uint64_t *limit)
 {
 	struct compress_room room;
 	char *words, *min;
 	int r = compress_room_read(cfg, &room), rc;
 
-	(void)size;
 	if (r < 0)
 		return fail_errno(-r, "cannot read MemTotal and MemAvailable from %s/meminfo to set the memory limit of %s",
 				  proc_root(), what);
@@ -93,7 +91,7 @@ int compress_limit_conf(const char *conf_path, bool ignore_memory, const char *w
 	int rc;
 
 	(void)config_read(conf_path, &cfg);
-	rc = compress_limit(&cfg, ignore_memory, 0, what, limit);
+	rc = compress_limit(&cfg, ignore_memory, what, limit);
 	config_free(&cfg);
 	return rc;
 }
@@ -122,43 +120,20 @@ int compress_ratio_read(const char *uuid, uint64_t *data, uint64_t *allocated)
 	return r;
 }
 
-/* Write text to path by a new file renamed over it, synced: a power cut leaves the old or the new. 0 or -errno. */
-static int write_new(const char *path, const char *text)
-{
-	char *tmp = xasprintf("%s.new", path);
-	size_t len = strlen(text);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), r = 0;
-	ssize_t n;
-
-	if (fd < 0) {
-		r = -errno;
-		goto out;
-	}
-	do {
-		n = write(fd, text, len);
-	} while (n < 0 && errno == EINTR);
-	if (n < 0 || (size_t)n != len)
-		r = n < 0 ? -errno : -EIO;
-	if (r == 0 && fsync(fd) < 0)
-		r = -errno;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r == 0 && rename(tmp, path) < 0)
-		r = -errno;
-	if (r < 0)
-		unlink(tmp);
-out:
-	free(tmp);
-	return r;
-}
-
 int compress_ratio_save(const char *uuid, uint64_t data, uint64_t allocated, char **why)
 {
 	char *path = ratio_path(uuid);
 	char *text = xasprintf("%" PRIu64 " %" PRIu64 "\n", data, allocated);
-	int r = path_exists(warm_state_dir()) ? write_new(path, text) : -ENOENT;
+	int r;
 
-	*why = r < 0 ? xasprintf("cannot write %s: %s", path, strerror(-r)) : NULL;
+	*why = NULL;
+	/* never into a missing state dir: a mount point at shutdown (warm_record.h) */
+	if (path_exists(warm_state_dir())) {
+		r = config_write_atomic(path, text, why);
+	} else {
+		r = -ENOENT;
+		*why = xasprintf("cannot write %s: %s", path, strerror(ENOENT));
+	}
 	free(text);
 	free(path);
 	return r;

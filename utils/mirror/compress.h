@@ -31,11 +31,12 @@ struct compress_room {
 int compress_room_read(const struct config *cfg, struct compress_room *room);
 
 /*
- * The bound of a compressed member that will hold size bytes (what): the
- * spare memory, or with ignore_memory MemTotal less the reserve. 0 with
+ * The bound of a new compressed member (what, for the messages): the
+ * spare memory, or with ignore_memory MemTotal less the reserve, whatever
+ * its size (what it will hold compressed is not known yet). 0 with
  * *limit, or an exit code with the refusal recorded (errors.h).
  */
-int compress_limit(const struct config *cfg, bool ignore_memory, uint64_t size, const char *what, uint64_t *limit);
+int compress_limit(const struct config *cfg, bool ignore_memory, const char *what, uint64_t *limit);
 /* The same with the reserve of the configuration at conf_path (none there: the default). */
 int compress_limit_conf(const char *conf_path, bool ignore_memory, const char *what, uint64_t *limit);
 

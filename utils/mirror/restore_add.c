@@ -41,7 +41,7 @@ static int attach_disk(struct boot_item *it, const struct config *cfg, const str
 	char *path;
 
 	/* --ignore-memory skipped restore_fits_compressed(): the bound is then RAM less the reserve */
-	if (spec.comp && !spec.mem_limit && compress_limit(cfg, true, size, it->spec, &spec.mem_limit))
+	if (spec.comp && !spec.mem_limit && compress_limit(cfg, true, it->spec, &spec.mem_limit))
 		return boot_item_take_error(it);
 	if ((rc = control_open(true, &fd)))
 		return boot_item_take_error(it);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/config_edit.h"
 #include "lib/seams.h"
 #include "lib/util.h"
 
@@ -23,55 +24,12 @@ static char *record_path(const char *uuid)
 	return xasprintf("%s/warm-%s.sb", warm_state_dir(), uuid);
 }
 
-static int write_all(int fd, const unsigned char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
+/* 0600: a member's superblock is root's to read */
 int warm_record_save(const struct md_super *sb, char **why)
 {
-	char *path = record_path(sb->uuid), *tmp = xasprintf("%s.new", path);
-	int fd, dfd, r;
+	char *path = record_path(sb->uuid);
+	int r = file_write_atomic(path, sb->raw, sizeof(sb->raw), 0600, why);
 
-	*why = NULL;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		r = -errno;
-		*why = xasprintf("cannot write %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	r = write_all(fd, sb->raw, sizeof(sb->raw));
-	if (r == 0 && fsync(fd) < 0)
-		r = -errno;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r == 0 && rename(tmp, path) < 0)
-		r = -errno;
-	if (r < 0) {
-		*why = xasprintf("cannot write %s: %s", path, strerror(-r));
-		unlink(tmp);
-		goto out;
-	}
-	dfd = open(warm_state_dir(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		if (fsync(dfd) < 0)
-			r = -errno;
-		close(dfd);
-	}
-	if (r < 0)
-		*why = xasprintf("cannot sync %s: %s", warm_state_dir(), strerror(-r));
-out:
-	free(tmp);
 	free(path);
 	return r;
 }

@@ -117,10 +117,16 @@ static int family_of(FILE *f, const struct rd_disk *disks, size_t n, const char 
 	for (size_t i = 0; i < n; i++) {
 		const struct rd_disk *d = &disks[i];
 		int64_t v = d->compressor ? field(d) : -1;
+		char *disk, *comp;
 
-		if (v >= 0)
-			r |= fprintf(f, "%s{disk=\"%s\",compressor=\"%s\"} %" PRId64 "\n", name, d->name, d->compressor,
-				     v) < 0;
+		if (v < 0)
+			continue;
+		/* sysfs names, but written into the metric text: escaped as every label is */
+		disk = prom_label_esc(d->name);
+		comp = prom_label_esc(d->compressor);
+		r |= fprintf(f, "%s{disk=\"%s\",compressor=\"%s\"} %" PRId64 "\n", name, disk, comp, v) < 0;
+		free(disk);
+		free(comp);
 	}
 	return r;
 }

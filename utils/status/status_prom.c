@@ -14,24 +14,10 @@ static int family(FILE *f, const char *name, const char *type, const char *help)
 	return fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type) < 0;
 }
 
-/* A label value with \, " and newline escaped, as the format wants; malloc'd. */
-static char *esc(const char *s)
-{
-	char *out = xmalloc(2 * strlen(s ? s : "") + 1), *o = out;
-
-	for (; s && *s; s++) {
-		if (*s == '\\' || *s == '"' || *s == '\n')
-			*o++ = '\\';
-		*o++ = *s == '\n' ? 'n' : *s;
-	}
-	*o = '\0';
-	return out;
-}
-
 /* {array="md0",uuid="..."} of a mirror, malloc'd */
 static char *mirror_labels(const struct mirror *x)
 {
-	char *a = esc(x->array ? x->array : x->spec), *u = esc(x->uuid), *s;
+	char *a = prom_label_esc(x->array ? x->array : x->spec), *u = prom_label_esc(x->uuid), *s;
 
 	s = xasprintf("array=\"%s\",uuid=\"%s\"", a, u);
 	free(a);
@@ -146,7 +132,7 @@ static int reads(FILE *f, const struct status *st)
 
 			if (n < 0)
 				continue;
-			d = esc(m->name);
+			d = prom_label_esc(m->name);
 			r |= fprintf(f, "rdmirror_mirror_reads_total{%s,device=\"%s\",kind=\"%s\"} %" PRId64 "\n",
 				     l, d, md_kind_name(m->kind), n) < 0;
 			free(d);
@@ -207,9 +193,9 @@ static int findings(FILE *f, const struct status *st)
 		}
 		if (!first)
 			continue;	/* counted with the first of its kind */
-		c = esc(w->code);
-		a = esc(finding_array(st, w));
-		d = esc(w->device);
+		c = prom_label_esc(w->code);
+		a = prom_label_esc(finding_array(st, w));
+		d = prom_label_esc(w->device);
 		r |= fprintf(f, "rdmirror_finding{code=\"%s\",array=\"%s\",device=\"%s\",severity=\"%s\"} %zu\n",
 			     c, a, d, sev[w->severity], count) < 0;
 		free(c);
@@ -260,7 +246,7 @@ static int disk_refused(FILE *f, const struct status *st)
 
 		if (d->refused_writes < 0)
 			continue;
-		name = esc(d->name);
+		name = prom_label_esc(d->name);
 		r |= fprintf(f, "rdmirror_disk_refused_writes_total{disk=\"%s\"} %" PRId64 "\n", name,
 			     d->refused_writes) < 0;
 		free(name);
@@ -278,7 +264,7 @@ static int status_line(FILE *f, int value)
 /* rdctl's build identity and the module's in memory ("" when not loaded) */
 static int build_info(FILE *f, const struct status *st)
 {
-	char *v = esc(rdctl_build_id()), *m = esc(st->mod.loaded ? st->mod.version : NULL);
+	char *v = prom_label_esc(rdctl_build_id()), *m = prom_label_esc(st->mod.loaded ? st->mod.version : NULL);
 	int r = family(f, "rdmirror_build_info", "gauge",
 		       "Always 1: rdctl's build identity (version) and the module's in memory (module_version), as rdctl --version prints them.");
 
