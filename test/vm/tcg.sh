@@ -19,7 +19,13 @@ RD_TCG_CPU_ERMS="max"
 # TCG keys the code it has translated by virtual address, so with every
 # process's libraries at new addresses each fork and exec translates
 # ld.so and libc again; the tests start thousands of processes.
-RD_TCG_APPEND="norandmaps"
+# nvme_core.io_timeout=255: the NVMe disk every guest has (the fast disk
+# member's stand-in) waits 255 s, not 30, before it aborts a command and
+# resets the controller. A TCG guest on a loaded 2-core host can see a
+# command take longer than 30 s, and qemu's NVMe device did not come
+# back from that reset once (the boot test's verify phase, 2026-12-07:
+# "nvme0: I/O timeout, aborting", then the guest hung).
+RD_TCG_APPEND="norandmaps nvme_core.io_timeout=255"
 #
 # RD_VNG_QEMU_OPTS: qemu options for the virtme-ng guests of the tests
 # and of make demo (the benches keep qemu's defaults, so that their
