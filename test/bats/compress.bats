@@ -5,8 +5,8 @@
 # write-mostly; the per-disk counters; and the disk's own memory limit,
 # which fails the RAM member alone inside md, the data whole on the disk;
 # and rdctl's side: --convert --compress on a RAID1 of both stand-ins;
-# then an array twice the guest's spare RAM, made small by hugepages held
-# as a database's buffer pool would: 3x-compressible data served from the
+# then an array twice the guest's spare RAM, made small by shared memory
+# held as a database's buffer pool would: 3x-compressible data served from the
 # RAM member, incompressible data failing it alone at rdctl's limit.
 
 # bats' "load helpers", spelled so that shellcheck follows it
@@ -20,9 +20,9 @@ setup() {
 }
 teardown() {
 	local rc=0
+	# (the "database's" shared memory, of the spare-RAM tests)
+	! mountpoint -q "$T/db" || umount "$T/db" || rc=$?
 	rd_common_teardown || rc=$?
-	# (the "database's" hugepages, of the spare-RAM tests)
-	echo 0 >/proc/sys/vm/nr_hugepages
 	wipefs -qa "/dev/$H1" "/dev/$H2" >/dev/null 2>&1 || true
 	return "$rc"
 }
@@ -194,23 +194,26 @@ mem_avail_mib() {
 	return 1
 }
 
-# hold_ram MIB: hugepages held (the "database"), until MemAvailable is
-# MIB within 4 MiB: what an administrator's host has spare. teardown
-# gives them back.
+# hold_ram MIB: shared memory held (the "database": PostgreSQL's buffer
+# pool is shared memory too), a file on a tmpfs of its own that the
+# guest, with no swap, cannot reclaim, grown or cut until MemAvailable is
+# MIB within 4 MiB: what an administrator's host has spare. (Not
+# hugepages: the debug kernel has no hugetlbfs.) teardown gives it back.
 hold_ram() {
-	local want=$1 i n have hp
-	hp=$(awk '/^Hugepagesize:/ { print int($2 / 1024) }' /proc/meminfo)
+	local want=$1 i held=0 have
+	mkdir -p "$T/db"
+	mountpoint -q "$T/db" || mount -t tmpfs -o size=90% db "$T/db"
 	for i in 1 2 3 4; do
 		sync
 		echo 3 >/proc/sys/vm/drop_caches
 		have=$(mem_avail_mib)
-		read -r n </proc/sys/vm/nr_hugepages
 		((have - want > 4 || want - have > 4)) || break
-		n=$((n + (have - want) / hp))
-		((n >= 0)) || n=0
-		echo "$n" >/proc/sys/vm/nr_hugepages
+		held=$((held + have - want))
+		((held >= 0)) || held=0
+		truncate -s "${held}M" "$T/db/buffers"
+		((held == 0)) || fallocate -l "${held}M" "$T/db/buffers"
 	done
-	echo "# hugepages $n of $hp MiB held, MemAvailable $have MiB (wanted $want)" >&3
+	echo "# shared memory $held MiB held, MemAvailable $have MiB (wanted $want)" >&3
 	((have - want <= 4 && want - have <= 4))
 }
 
