@@ -118,19 +118,6 @@ static double turn(const struct arena *a, enum variant v, uint64_t *seed,
 	return (t - start) * 1e9 / (double)copies;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* @size bytes of 2 MiB-aligned memory in 2 MiB pages if @huge, else in 4 KiB ones */
 static void *big_alloc(size_t size, int huge)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the copy benches share (memcpy-bw.c, copy-cost.c, zcomp-cost.c):
- * a clock, a cheap random generator, an argument parser and, on x86-64,
+ * a clock, a median, a cheap random generator, an argument parser and, on x86-64,
  * the kernel's copy loops as user-space functions. The loops are written from
  * what arch/x86/lib/memcpy_64.S and copy_mc_64.S do on the path without a
  * fault; the exception-table entries that make the kernel's machine-check
@@ -26,6 +26,20 @@ static inline double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static inline int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of @v's @n values (sorts @v). */
+static inline double median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* xorshift64: a cheap generator, so the timing is the copies' */

@@ -226,19 +226,6 @@ static double turn(struct arena *a, const struct variant *v, uint64_t *seed, uin
 	return (t - start) * 1e9 / (double)pages;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-	double p = *(const double *)x, q = *(const double *)y;
-
-	return (p > q) - (p < q);
-}
-
-static double median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static int add(struct variant *vs, int n, enum kind k, enum op o, enum comp c)
 {
 	static const char *const op_name[NOPS] = {
