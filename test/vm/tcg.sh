@@ -22,9 +22,8 @@ RD_TCG_CPU_ERMS="max"
 # nvme_core.io_timeout=255: the NVMe disk every guest has (the fast disk
 # member's stand-in) waits 255 s, not 30, before it aborts a command and
 # resets the controller. A TCG guest on a loaded 2-core host can see a
-# command take longer than 30 s, and qemu's NVMe device did not come
-# back from that reset once (the boot test's verify phase, 2026-12-07:
-# "nvme0: I/O timeout, aborting", then the guest hung).
+# command take longer than 30 s, and qemu's NVMe device may not come
+# back from that reset (the guest then hangs).
 RD_TCG_APPEND="norandmaps nvme_core.io_timeout=255"
 #
 # RD_VNG_QEMU_OPTS: qemu options for the virtme-ng guests of the tests
