@@ -87,6 +87,13 @@
 
 
 @test "--create brings its RAM member in by a warm start: writes during the copy recovered" {
+	# (on 6.12 and newer only: on 6.1 journey.bats's --create comes in by
+	# this warm start, and test 1 here has md recover the writes made
+	# during the copy; what this test adds is rdctl's create verb around
+	# them, the same code on every kernel)
+	case $(uname -r) in
+	6.1.*) skip "rdctl's create around the warm start: run on 6.12 and newer" ;;
+	esac
 	fill_disks
 	touch "$T/hold"
 	run rdctl --create /dev/md0 "/dev/$H1" "/dev/$H2" --config "$CONF"
@@ -100,6 +107,11 @@
 }
 
 @test "--refresh brings the RAM member afresh by a warm start: a block wrong in RAM mended, writes during the copy recovered" {
+	# (on 6.12 and newer only: on 6.1 year.bats's --refresh and test 1
+	# here meet md's paths; the verb is rdctl's own code)
+	case $(uname -r) in
+	6.1.*) skip "rdctl's refresh around the warm start: run on 6.12 and newer" ;;
+	esac
 	make_mirror
 	wait_clean
 	# a block that RAM alone has wrong (as after a memory error)
@@ -120,6 +132,13 @@
 }
 
 @test "a release during the warm-up copy stops it and detaches the disk; md does not get it back" {
+	# (on 6.1 only: the warm-up daemon's life, stopped or killed, is
+	# rdctl's own code; md's part, the re-add of a kept superblock and the
+	# recovery of what the bitmap marks, runs on 6.12 in tests 1 and 6)
+	case $(uname -r) in
+	6.1.*) ;;
+	*) skip "rdctl's warm-up daemon stopped or killed: run on 6.1" ;;
+	esac
 	make_mirror
 	want=$(md_sum)
 	release
@@ -211,6 +230,11 @@
 # written during the copy (md's bitmap still has those chunks: the array
 # stayed degraded).
 @test "the warm-up killed between rd0's superblock and the re-add: nothing in sync meanwhile, the next restore recovers the writes" {
+	# (on 6.1 only, as the test above: rdctl's own code)
+	case $(uname -r) in
+	6.1.*) ;;
+	*) skip "rdctl's warm-up daemon killed: run on 6.1" ;;
+	esac
 	make_mirror
 	wait_clean
 	release

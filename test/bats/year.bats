@@ -313,9 +313,9 @@ settled() {
 }
 
 @test "--create stopped after each step, then run again: it finishes" {
-	# (not on 6.1: the create's md steps meet 6.1 in journey.bats and in
-	# warmup.bats's create; what this test adds, rdctl's resume after
-	# each step, is rdctl's own code, run here on the newer kernels)
+	# (not on 6.1: the create's md steps meet 6.1 in journey.bats; what
+	# this test adds, rdctl's resume after each step, is rdctl's own
+	# code, run here on the newer kernels)
 	case $(uname -r) in
 	6.1.*) skip "rdctl's own resume, run on 6.12 and newer" ;;
 	esac
