@@ -25,6 +25,10 @@
 #                         cost per 4 KiB (COPY_ROUNDS, 41); then a compressed
 #                         disk's: lz4 and zstd per 4 KiB page against memcpy
 #                         (ZCOMP_ROUNDS, 15)
+#   make bench-native     make demo's journey and table with the kernel's code
+#                         on this CPU, where no KVM guest boots: user-mode
+#                         Linux built from the debug kernel's source, the
+#                         HDD stand-ins throttled by the block layer
 #   make lint             checkpatch, sparse, W=1, shellcheck, man page
 #   make fuzz             libFuzzer on rdctl's parsers (size, config, sysfs and
 #                         /proc values, mdadm output), FUZZ_SECONDS (15) each
@@ -138,6 +142,9 @@ bench-copy:
 	taskset -c 0 build/bench/copy-cost $(COPY_ROUNDS)
 	taskset -c 0 build/bench/zcomp-cost $(ZCOMP_ROUNDS)
 
+bench-native: deps tools
+	test/bench/native
+
 FUZZ_SECONDS ?= 15
 fuzz: deps
 	test/fuzz/run $(FUZZ_SECONDS)
@@ -151,7 +158,7 @@ clean:
 	-$(MAKE) -C utils clean
 	-test -d "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(CURDIR)/module clean
 
-.PHONY: all module utils test-bin tools deps check check-quick check-vm check-boot check-stress check-kunit check-crash demo bench bench-copy fuzz clean
+.PHONY: all module utils test-bin tools deps check check-quick check-vm check-boot check-stress check-kunit check-crash demo bench bench-copy bench-native fuzz clean
 
 # --- installation ----------------------------------------------------------
 
