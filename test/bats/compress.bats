@@ -303,17 +303,20 @@ md_reads() {
 	spare_ram_array $mib 0
 	run rdctl --convert /dev/md0 --compress --config "$conf" --wait
 	echo "$output"
-	# (--wait: the member did not come into sync)
+	# (--wait: the member did not come into sync, and it says why)
 	[ "$status" -ne 0 ]
-	[[ "$output" == *"rd0 left md0 during the recovery"* ]]
+	[[ "$output" == *"rd0 did not come into sync in md0: compressed RAM member rd0 reached its memory limit (ratio "*", limit "*"): "*" writes refused, so "*"md0"*": fix: "*"rdctl --restore"* ]]
 	limit=$(zattr rd0 mem_limit)
 	alloc=$(zattr rd0 allocated_bytes)
 	echo "# array $mib MiB, limit $((limit / MiB)) MiB, allocated $((alloc / MiB)) MiB, $(zattr rd0 refused_writes) writes refused" >&3
 	((limit * 18 / 10 <= mib * MiB && mib * MiB <= limit * 22 / 10))
 	# the member failed at its limit, never past it; the disks in the array
 	(($(zattr rd0 refused_writes) > 0 && alloc <= limit))
-	# (md takes a member whose recovery failed out of the array)
+	# (out of md0: the warm-up copy fails at the limit, and md never gets
+	# rd0, which holds no md superblock (6.1, 6.12); or md takes a member
+	# whose recovery failed out of the array, or keeps it faulty)
 	st=$(cat /sys/block/md0/md/dev-rd0/state 2>/dev/null || echo gone)
+	echo "# rd0 in md0: $st; its md superblock: $(mdadm --examine /dev/rd0 2>&1 | grep -m1 -E 'Array UUID|superblock' || true)" >&3
 	[[ "$st" == gone || "$st" == *faulty* ]]
 	grep -qx in_sync "/sys/block/md0/md/dev-$H1/state"
 	grep -qx in_sync "/sys/block/md0/md/dev-$H2/state"
@@ -327,11 +330,18 @@ md_reads() {
 	echo check >/sys/block/md0/md/sync_action
 	wait_idle
 	[ "$(md_attr mismatch_cnt)" = 0 ]
-	# --status: CRITICAL (exit 3; --nagios 2), compressed_limit with why
+	# --status: CRITICAL (exit 3; --nagios 2), compressed_limit of md0 with
+	# why and its fix, whether md keeps rd0 as faulty or rd0 is out of md0
+	# (the md superblock on rd0, or rdctl's record, names md0); no second
+	# finding of md0 that says it has no RAM member
 	run rdctl --status --config "$conf"
 	echo "$output"
 	[ "$status" -eq 3 ]
-	[[ "$output" == *"! CRITICAL "*"rd0 reached its memory limit (ratio "*", limit "*"): "*" writes refused"* ]]
+	[[ "$output" == *"! CRITICAL md0: compressed RAM member rd0 reached its memory limit (ratio "*", limit "*"): "*" writes refused, so "*"md0"*" runs from its disks;"*": fix: "*"then rdctl --restore (a new member, a new limit)"* ]]
+	if [ "$st" = gone ]; then
+		[[ "$output" == *"so it is out of md0, which runs from its disks;"*"fix: rdctl --detach rd0 "* ]]
+	fi
+	[[ "$output" != *"no RAM member"* && "$output" != *"restore has not run"* ]]
 	run rdctl --status --nagios --config "$conf"
 	echo "$output"
 	[ "$status" -eq 2 ]
@@ -345,8 +355,12 @@ w = [x for x in d["warnings"] if x["code"] == "compressed_limit"]
 print("#", w)
 assert len(w) == 1 and w[0]["severity"] == "CRITICAL" and w[0]["device"] == "rd0", d["warnings"]
 assert re.search(r"\(ratio [01]\.[0-9][0-9]:1, RAM used [^,]+, data held [^,]+, limit [0-9.]+ MiB\)", w[0]["message"]), w
-# (md0's while md keeps rd0 as faulty; once md took it out, the finding
-# is the bare disk's: rdctl cannot tell which array it left)
-assert w[0]["array"] == (None if sys.argv[2] == "gone" else "md0"), w
+# md0's, whether md keeps rd0 as faulty or rd0 is out of it; md0 failed, with
+# rd0 its RAM member, and no other finding of md0's RAM member
+assert w[0]["array"] == "md0", w
+assert "rdctl --revert /dev/md0" in w[0]["message"], w
+m = [x for x in d["mirrors"] if x["array"] == "md0"]
+assert len(m) == 1 and m[0]["state"] == "failed" and m[0]["rd"] == "rd0", m
+assert not [x for x in d["warnings"] if x["code"] in ("not_restored", "ram_not_in_sync")], d["warnings"]
 PY
 }

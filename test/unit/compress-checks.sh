@@ -174,6 +174,106 @@ run "status compressed limit text" 3 --status --config "$conf"
 expect_out_has "status compressed limit text" "! CRITICAL md0: compressed RAM member rd0 reached its memory limit (ratio 0.95:1, RAM used 950 MiB, data held 900 MiB, limit 1000 MiB): 12 writes refused, so md failed it and md0 runs from its disks; its data compresses worse than the limit allows: fix: free memory or lower the reserve in rdmirror.conf, then rdctl --restore (a new member, a new limit), or rdctl --revert /dev/md0 and rdctl --convert /dev/md0 --compress=zstd for a better ratio"
 expect_out_has "status compressed checksum text" "md0: compressed RAM member rd0 had 2 reads fail its checksum or decompression"
 run "status compressed limit nagios" 2 --status --nagios --config "$conf"
+# md took the failed member out (as it does once the recovery failed):
+# nothing in sysfs names md0, the md superblock left on rd0 does
+# md_super FILE UUID: a version-1.2 superblock of array UUID (8:8:8:8) at 4 KiB of FILE
+md_super() {
+	python3 - "$1" "$2" <<'PY'
+import struct, sys
+b = bytearray(4096)
+struct.pack_into("<II", b, 0, 0xa92b4efc, 1)
+b[16:32] = bytes.fromhex(sys.argv[2].replace(":", ""))
+struct.pack_into("<I", b, 92, 3)                        # raid_disks
+struct.pack_into("<QQQ", b, 128, 2048, 2097152, 8)      # data_offset, data_size, super_offset
+struct.pack_into("<I", b, 160, 2)                       # dev_number
+struct.pack_into("<Q", b, 200, 40)                      # events
+struct.pack_into("<I", b, 220, 3)                       # max_dev
+struct.pack_into("<HHH", b, 256, 0, 1, 2)               # dev_roles
+s = sum(struct.unpack_from("<65I", b, 0)) - struct.unpack_from("<I", b, 216)[0]
+s += struct.unpack_from("<H", b, 260)[0]
+struct.pack_into("<I", b, 216, ((s & 0xffffffff) + (s >> 32)) & 0xffffffff)
+with open(sys.argv[1], "wb") as f:
+    f.write(bytes(4096) + b)
+PY
+}
+left_tree() {	# UUID of the superblock on rd0 ("": none)
+	compressed_tree
+	rm -f "$RDCTL_RUN_DIR/rd-rd0.array"
+	put "$broot/sys/block/rd0/diskseq" 7
+	put "$broot/sys/block/rd0/rdmirror/refused_writes" 12
+	rm -rf "$broot/sys/block/md0/md/dev-rd0" "$broot/sys/block/rd0/holders/md0"
+	if [ -n "$1" ]; then md_super "$broot/dev/rd0" "$1"; else : >"$broot/dev/rd0"; fi
+}
+left_tree "$uuid"
+run "status compressed left" 3 --status --config "$conf"
+expect_out_has "status compressed left: md0's" "! CRITICAL md0: compressed RAM member rd0 reached its memory limit (ratio 3.00:1, RAM used 300 MiB, data held 900 MiB, limit 1000 MiB): 12 writes refused, so it is out of md0, which runs from its disks; its data compresses worse than the limit allows: fix: rdctl --detach rd0 (md no longer uses it: its memory stays held until then), free memory or lower the reserve in rdmirror.conf, then rdctl --restore (a new member, a new limit), or rdctl --revert /dev/md0 and rdctl --convert /dev/md0 --compress=zstd for a better ratio"
+expect_out_lacks "status compressed left: no bare form" "rdctl --flush rd0"
+expect_out_lacks "status compressed left: no missing member" "no RAM member"
+run "status compressed left json" 3 --status --json --config "$conf"
+validate "status compressed left json" module,memory,disks,arrays,mirrors,warnings,status
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); w=[x for x in d["warnings"] if x["code"]=="compressed_limit"]; m=[x for x in d["mirrors"] if x["array"]=="md0"]; sys.exit(not (len(w)==1 and w[0]["array"]=="md0" and w[0]["device"]=="rd0" and len(m)==1 and m[0]["state"]=="failed" and m[0]["rd"]=="rd0" and "rdctl --detach rd0" in m[0]["fix"] and not [x for x in d["warnings"] if x["array"]=="md0" and x["code"]!="compressed_limit"]))' "$out"
+then pass; else fail "status compressed left json: $(cat "$out")"; fi
+vg "status compressed left" 3 --status --json --config "$conf"
+run "status compressed left nagios" 2 --status --nagios --config "$conf"
+expect_out_has "status compressed left nagios" "RDMIRROR CRITICAL - md0/rd0 compressed_limit |"
+# not configured: md0, which has no rd member left, is still found and named
+printf 'reserve 1G\n' >"$conf"
+run "status compressed left, not configured" 3 --status --json --config "$conf"
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); w=[x for x in d["warnings"] if x["code"]=="compressed_limit"]; sys.exit(not (len(w)==1 and w[0]["array"]=="md0" and [x for x in d["arrays"] if x["name"]=="md0"]))' "$out"
+then pass; else fail "status compressed left, not configured: $(cat "$out")"; fi
+# the superblock of an array not running here, or none: the bare disk's finding
+for sb in 11111111:22222222:33333333:44444444 ""; do
+	left_tree "$sb"
+	run "status compressed left, sb '$sb'" 3 --status --config "$conf"
+	expect_out_has "status compressed left, sb '$sb': bare" "! CRITICAL compressed disk rd0 reached its memory limit (ratio 3.00:1, RAM used 300 MiB, data held 900 MiB, limit 1000 MiB): 12 writes refused with ENOSPC; fix: free what it holds (rdctl --flush rd0) or attach a larger limit"
+	expect_out_lacks "status compressed left, sb '$sb': not md0's" "CRITICAL md0:"
+done
+# no superblock, but rdctl's record of the disk it gave md0 (a warm-up copy
+# that failed at the limit: md never had it): md0's; not a record of an
+# earlier disk of that name (another diskseq)
+left_tree ""
+printf '%s 7\n' "$uuid" >"$RDCTL_RUN_DIR/rd-rd0.array"
+run "status compressed left, recorded" 3 --status --config "$conf"
+expect_out_has "status compressed left, recorded" "! CRITICAL md0: compressed RAM member rd0 reached its memory limit (ratio 3.00:1, RAM used 300 MiB, data held 900 MiB, limit 1000 MiB): 12 writes refused, so it is out of md0, which runs from its disks;"
+expect_out_lacks "status compressed left, recorded: no missing member" "no RAM member"
+vg "status compressed left, recorded" 3 --status --config "$conf"
+put "$broot/sys/block/rd0/diskseq" 8
+run "status compressed left, recorded for another disk" 3 --status --config "$conf"
+expect_out_has "status compressed left, recorded for another disk" "! CRITICAL compressed disk rd0 reached its memory limit"
+rm -f "$RDCTL_RUN_DIR/rd-rd0.array"
+# the module's limit, an uncompressed member taken out: md0's too
+left_tree "$uuid"
+rm -rf "$broot/sys/block/rd0/rdmirror/compressor"
+run "status ram limit left" 3 --status --config "$conf"
+expect_out_has "status ram limit left" "! CRITICAL md0: RAM member rd0 had 12 writes refused: rdmirror's memory limit is reached ("
+expect_out_has "status ram limit left: fix" "so it is out of md0, which runs from its disks; fix: rdctl --detach rd0 (md no longer uses it), give the rd disks room"
+# --restore --wait: a compressed member md fails at its limit, said with why
+boot_tree
+put "$broot/proc/meminfo" "MemTotal: 16777216 kB
+MemAvailable: 4194304 kB"
+printf 'reserve 512M\nmd0 auto compress=lz4\n' >"$conf"
+put "$broot/sys/block/rd3/diskseq" 9
+(
+	# (once md has it: rd3 in md0, then what its limit does)
+	for _ in $(seq 100); do [ ! -d "$broot/sys/block/md0/md/dev-rd3" ] || break; sleep 0.1; done
+	sleep 1.5
+	z=$broot/sys/block/rd3/rdmirror
+	put "$broot/sys/block/rd3/size" 2099200
+	put "$z/compressor" lz4
+	put "$z/data_bytes" $((500 * MiB))
+	put "$z/allocated_bytes" $((500 * MiB))
+	put "$z/mem_limit" $((500 * MiB))
+	put "$z/refused_writes" 3
+	rm -rf "$broot/sys/block/md0/md/dev-rd3" "$broot/sys/block/rd3/holders/md0"
+) &
+RDCTL_FAKE_COMPRESS=1 run "restore wait compressed limit" 1 --restore --wait --config "$conf"
+wait
+# (the record of the disk given to md0, with its diskseq)
+if [ "$(cat "$RDCTL_RUN_DIR/rd-rd3.array" 2>&1)" = "$uuid 9" ]; then pass
+else fail "restore wait compressed limit: record: $(cat "$RDCTL_RUN_DIR/rd-rd3.array" 2>&1)"; fi
+rm -f "$RDCTL_RUN_DIR/rd-rd3.array"
+expect_err "restore wait compressed limit" "md0: rd3 did not come into sync in md0: compressed RAM member rd3 reached its memory limit (ratio 1.00:1, RAM used 500 MiB, data held 500 MiB, limit 500 MiB): 3 writes refused, so it is out of md0, which runs from its disks; its data compresses worse than the limit allows: fix: rdctl --detach rd3 (md no longer uses it: its memory stays held until then), free memory or lower the reserve in rdmirror.conf, then rdctl --restore (a new member, a new limit), or rdctl --revert /dev/md0 and rdctl --convert /dev/md0 --compress=zstd for a better ratio"
+
 # a compressed disk larger than the memory available is no ram_over_available
 compressed_tree
 put "$broot/sys/block/rd0/size" $((64 * 2097152))

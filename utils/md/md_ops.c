@@ -16,6 +16,7 @@
 #include "lib/sysfs.h"
 #include "lib/util.h"
 #include "md/md.h"
+#include "md/md_super.h"
 
 #define MAX_ARGS 24
 
@@ -502,7 +503,7 @@ int md_wait_in_sync(const char *mdname, const char *member, bool progress, unsig
 	return rc;
 }
 
-static char *find_by_uuid(const char *uuid)
+char *md_array_with_uuid(const char *uuid)
 {
 	char *path = xasprintf("%s/block", sysfs_root()), **names, *found = NULL;
 	size_t n;
@@ -524,6 +525,24 @@ static char *find_by_uuid(const char *uuid)
 	return found;
 }
 
+char *md_array_of_super(const char *name, uint64_t size)
+{
+	static const char *const vers[] = { "1.2", "1.1", "1.0" };
+	char *path = md_dev_path(name), *found = NULL;
+
+	for (size_t i = 0; i < sizeof(vers) / sizeof(vers[0]) && !found; i++) {
+		struct md_super sb;
+		char *why = NULL;
+
+		/* (each version has its own place: one superblock answers at most) */
+		if (md_super_read(path, vers[i], size, &sb, &why) == 0)
+			found = md_array_with_uuid(sb.uuid);
+		free(why);
+	}
+	free(path);
+	return found;
+}
+
 char *md_array_of_config(const struct conf_mirror *m)
 {
 	char *name;
@@ -538,7 +557,7 @@ char *md_array_of_config(const struct conf_mirror *m)
 		free(name);
 		return NULL;
 	case CONF_UUID:
-		return find_by_uuid(m->uuid);
+		return md_array_with_uuid(m->uuid);
 	}
 	return NULL;
 }

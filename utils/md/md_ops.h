@@ -66,6 +66,19 @@ struct conf_mirror;
  */
 char *md_array_of_config(const struct conf_mirror *m);
 
+/* The kernel name ("md127") of the array with that UUID and members, malloc'd, or NULL. */
+char *md_array_with_uuid(const char *uuid);
+
+/*
+ * The kernel name ("md0") of the running array whose UUID the md
+ * version-1 superblock on block device name (of size bytes) names, when
+ * there is one (1.2, 1.1 or 1.0, each at its own place), else NULL;
+ * malloc'd. What links a RAM member md failed and took out of its array
+ * (after a failed recovery) to that array: md leaves the superblock on
+ * it. Reading it needs root: NULL for others.
+ */
+char *md_array_of_super(const char *name, uint64_t size);
+
 /* Does /sys/block/<name>/md exist with at least one member (dev-*)? */
 bool md_has_members(const char *mdname);
 

@@ -14,6 +14,7 @@
 #include "lib/util.h"
 #include "md/md.h"
 #include "md/md_ops.h"
+#include "status/rd_record.h"
 
 #define CHUNK	(64U << 10)
 /*
@@ -63,6 +64,9 @@ int rd_prepare_for_md(const char *rdname, const char *mdname, char **msg)
 	int fd, r;
 
 	*msg = NULL;
+	/* (which array it is for: --status names it should md never have it, or drop it) */
+	if (md_name_is_rd(rdname))
+		rd_record_write(rdname, mdname);
 	if (md_array_read(mdname, &a) == 0) {
 		/* the data offset of a persistent member: mdadm gives the new
 		 * member the same layout */

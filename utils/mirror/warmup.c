@@ -28,6 +28,7 @@
 #include "mirror/rd_prepare.h"
 #include "mirror/warm_copy.h"
 #include "rd/control.h"
+#include "status/compressed.h"
 #include "status/warm_state.h"
 
 #define STOP_WAIT_MS	30000
@@ -212,6 +213,8 @@ int warmup_wait_in_sync(const char *mdname, const char *rd, unsigned timeout, ch
 {
 	unsigned left = timeout;
 	double start = mono_now();
+	char *why;
+	int r;
 
 	*msg = NULL;
 	if (warmup_wait(mdname, timeout ? start + timeout : 0, isatty(2) == 1) < 0) {
@@ -223,7 +226,17 @@ int warmup_wait_in_sync(const char *mdname, const char *rd, unsigned timeout, ch
 
 		left = spent >= timeout ? 1 : timeout - (unsigned)spent;
 	}
-	return md_wait_in_sync(mdname, rd, isatty(2) == 1, left, msg);
+	r = md_wait_in_sync(mdname, rd, isatty(2) == 1, left, msg);
+	/*
+	 * md says only that the member is gone or failed (or the warm-up
+	 * never got it in): a compressed one's limit says why
+	 */
+	if (r == -EIO && (why = compressed_left_why(mdname, rd))) {
+		free(*msg);
+		*msg = xasprintf("%s did not come into sync in %s: %s", rd, mdname, why);
+		free(why);
+	}
+	return r;
 }
 
 /* ---- the daemon ---- */

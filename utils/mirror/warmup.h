@@ -83,8 +83,9 @@ int warmup_wait(const char *mdname, double deadline, bool progress);
  * --wait for a RAM member rd of mdname that may be warming up: the copy
  * first (its daemon re-adds the disk when it is done), then md's recovery,
  * both within timeout seconds in all (0: as long as they take); progress on
- * a terminal. 0, or
- * -errno with *msg.
+ * a terminal. 0, or -errno with *msg; when the member is not in the
+ * array or failed (-EIO), *msg says why if its compressed limit refused
+ * writes.
  */
 int warmup_wait_in_sync(const char *mdname, const char *rd, unsigned timeout, char **msg);
 

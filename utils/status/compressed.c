@@ -32,7 +32,38 @@ static char *figures(const struct rd_disk *d)
 	return s;
 }
 
-void compressed_warnings(const struct md_array *a, const struct rd_disk *d, struct warnings *w)
+char *compressed_limit_words(const char *md, bool left, const struct rd_disk *d)
+{
+	char *fig = figures(d), *s;
+	/* (--restore replaces a member md keeps; one it took out stays attached) */
+	char *detach = left ? xasprintf("rdctl --detach %s (md no longer uses it: its memory stays held until then), ",
+					d->name)
+			    : xstrdup("");
+
+	s = xasprintf("compressed RAM member %s reached its memory limit (%s): %" PRId64 " write%s refused, so %s %s%s runs from its disks; its data compresses worse than the limit allows: fix: %sfree memory or lower the reserve in rdmirror.conf, then rdctl --restore (a new member, a new limit), or rdctl --revert /dev/%s and rdctl --convert /dev/%s --compress=zstd for a better ratio",
+			    d->name, fig, d->refused_writes, d->refused_writes == 1 ? "" : "s",
+			    left ? "it is out of" : "md failed it and", md, left ? ", which" : "", detach, md, md);
+
+	free(detach);
+	free(fig);
+	return s;
+}
+
+char *compressed_left_why(const char *md, const char *rd)
+{
+	struct rd_disk d;
+	unsigned index;
+	char *s = NULL;
+
+	if (!rd_parse_name(rd, &index) || rd_disk_read(index, &d) < 0)
+		return NULL;
+	if (d.compressor && d.refused_writes > 0)
+		s = compressed_limit_words(md, d.nholders == 0, &d);
+	rd_disk_clear(&d);
+	return s;
+}
+
+void compressed_warnings(const struct md_array *a, bool left, const struct rd_disk *d, struct warnings *w)
 {
 	const char *md = a ? a->name : NULL;
 	char *fig;
@@ -40,12 +71,14 @@ void compressed_warnings(const struct md_array *a, const struct rd_disk *d, stru
 	if (!d->compressor)
 		return;
 	fig = figures(d);
-	if (d->refused_writes > 0)
+	if (d->refused_writes > 0 && md) {
+		char *words = compressed_limit_words(md, left, d);
+
+		warnings_add(w, SEV_CRITICAL, "compressed_limit", md, d->name, xasprintf("%s: %s", md, words));
+		free(words);
+	} else if (d->refused_writes > 0)
 		warnings_add(w, SEV_CRITICAL, "compressed_limit", md, d->name,
-			     md ? xasprintf("%s: compressed RAM member %s reached its memory limit (%s): %" PRId64 " write%s refused, so md failed it and %s runs from its disks; its data compresses worse than the limit allows: fix: free memory or lower the reserve in rdmirror.conf, then rdctl --restore (a new member, a new limit), or rdctl --revert /dev/%s and rdctl --convert /dev/%s --compress=zstd for a better ratio",
-					    md, d->name, fig, d->refused_writes, d->refused_writes == 1 ? "" : "s", md, md,
-					    md)
-				: xasprintf("compressed disk %s reached its memory limit (%s): %" PRId64 " write%s refused with ENOSPC; fix: free what it holds (rdctl --flush %s) or attach a larger limit",
+			     xasprintf("compressed disk %s reached its memory limit (%s): %" PRId64 " write%s refused with ENOSPC; fix: free what it holds (rdctl --flush %s) or attach a larger limit",
 					    d->name, fig, d->refused_writes, d->refused_writes == 1 ? "" : "s", d->name));
 	else if (d->mem_limit > 0 && d->has_allocated &&
 		 d->allocated >= (uint64_t)d->mem_limit / 100 * COMPRESSED_NEAR_LIMIT_PCT)

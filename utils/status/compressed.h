@@ -24,13 +24,30 @@
 double compressed_ratio(const struct rd_disk *d);
 
 /*
- * The findings of a compressed disk d, a member of a (NULL: of no array):
+ * The findings of a compressed disk d, a member of a (NULL: of no array),
+ * or one md took out of a (left: md removes a member whose recovery
+ * failed, status.c finds which array by its md superblock):
  *   CRITICAL compressed_limit        its limit refused writes (refused_writes):
  *                                    md failed it; the ratio, the limit, the fix
+ *                                    (of a member that left, --detach it first)
  *   WARNING  compressed_near_limit   allocated_bytes at 90% of the limit or more
  *   WARNING  compressed_checksum     reads failed their checksum (md mended them)
  */
-void compressed_warnings(const struct md_array *a, const struct rd_disk *d, struct warnings *w);
+void compressed_warnings(const struct md_array *a, bool left, const struct rd_disk *d, struct warnings *w);
+
+/*
+ * compressed_limit's words for d, member of md (or, left, taken out of
+ * it): "compressed RAM member rd0 reached its memory limit (ratio ...,
+ * limit ...): N writes refused, so md failed it ...; fix: ...", malloc'd.
+ */
+char *compressed_limit_words(const char *md, bool left, const struct rd_disk *d);
+
+/*
+ * Why RAM member rd left md during its recovery (md_wait_in_sync()'s
+ * -EIO), when it is a compressed disk whose limit refused writes: the
+ * same words (left when md no longer holds it), malloc'd; else NULL.
+ */
+char *compressed_left_why(const char *md, const char *rd);
 
 /* The "compressed:" lines of --status, one a compressed disk (none: nothing printed). 0 or -1. */
 int compressed_text(FILE *f, const struct rd_disk *disks, size_t n);

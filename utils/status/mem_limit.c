@@ -8,16 +8,23 @@
 #include "lib/util.h"
 #include "status/compressed.h"
 
-/* The array @d is a member of, and its entry there; NULL when none. */
+/*
+ * The array @d is a member of, and its entry there; else the array it
+ * is out of (left names it, *member NULL); NULL when none.
+ */
 static const struct md_array *array_of(const struct md_array *arrays, size_t narrays,
-				       const struct rd_disk *d, const struct md_member **member)
+				       const struct rd_disk *d, const char *left, const struct md_member **member)
 {
+	*member = NULL;
 	for (size_t i = 0; i < narrays; i++)
 		for (size_t j = 0; j < arrays[i].nmembers; j++)
 			if (!strcmp(arrays[i].members[j].name, d->name)) {
 				*member = &arrays[i].members[j];
 				return &arrays[i];
 			}
+	for (size_t i = 0; left && i < narrays; i++)
+		if (!strcmp(arrays[i].name, left))
+			return &arrays[i];
 	return NULL;
 }
 
@@ -43,7 +50,7 @@ static char *limit_words(const struct module_info *mod)
 	"echo SIZE > /sys/module/rdmirror/parameters/mem_limit)"
 
 void mem_limit_warnings(const struct md_array *arrays, size_t narrays,
-			const struct rd_disk *disks, size_t ndisks,
+			const struct rd_disk *disks, char *const *left, size_t ndisks,
 			const struct module_info *mod, struct warnings *w)
 {
 	for (size_t i = 0; i < ndisks; i++) {
@@ -53,10 +60,10 @@ void mem_limit_warnings(const struct md_array *arrays, size_t narrays,
 		long long n = d->refused_writes;
 		char *lw;
 
-		a = array_of(arrays, narrays, d, &m);
+		a = array_of(arrays, narrays, d, left ? left[i] : NULL, &m);
 		/* a compressed disk refuses writes past its own limit: its findings say so */
 		if (d->compressor) {
-			compressed_warnings(a, d, w);
+			compressed_warnings(a, a && !m, d, w);
 			continue;
 		}
 		if (n <= 0)
@@ -66,6 +73,10 @@ void mem_limit_warnings(const struct md_array *arrays, size_t narrays,
 			warnings_add(w, SEV_CRITICAL, "ram_mem_limit", NULL, d->name,
 				     xasprintf("%s had %lld write%s refused: rdmirror's memory limit is reached (%s): what was written past it is not on the disk; fix: %s, then write it again",
 					       d->name, n, n == 1 ? "" : "s", lw, ROOM_FIX));
+		else if (!m)
+			warnings_add(w, SEV_CRITICAL, "ram_mem_limit", a->name, d->name,
+				     xasprintf("%s: RAM member %s had %lld write%s refused: rdmirror's memory limit is reached (%s), so it is out of %s, which runs from its disks; fix: rdctl --detach %s (md no longer uses it), %s, then rdctl --restore",
+					       a->name, d->name, n, n == 1 ? "" : "s", lw, a->name, d->name, ROOM_FIX));
 		else if (m->faulty || !m->in_sync)
 			warnings_add(w, SEV_CRITICAL, "ram_mem_limit", a->name, d->name,
 				     xasprintf("%s: RAM member %s had %lld write%s refused: rdmirror's memory limit is reached (%s), so md failed it and %s runs from its disks; fix: %s, then rdctl --restore",

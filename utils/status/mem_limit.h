@@ -18,10 +18,12 @@
  * did not take is not on it (a RAM member's array has it on its disks,
  * md having failed the member), and it stays so until the disk is
  * copied afresh or detached. The message gives the limit, what the disks
- * hold, and what to run.
+ * hold, and what to run. A disk md took out of its array is that
+ * array's still: left[i], the array disks[i] left (status.h), NULL when
+ * none; left itself may be NULL.
  */
 void mem_limit_warnings(const struct md_array *arrays, size_t narrays,
-			const struct rd_disk *disks, size_t ndisks,
+			const struct rd_disk *disks, char *const *left, size_t ndisks,
 			const struct module_info *mod, struct warnings *w);
 
 #endif

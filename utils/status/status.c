@@ -21,6 +21,7 @@
 #include "md/mdadm_conf.h"
 #include "rd/module_help.h"
 #include "status/mem_limit.h"
+#include "status/rd_record.h"
 #include "status/status_why.h"
 #include "status/warm_state.h"
 
@@ -122,6 +123,52 @@ static void why_no_member(struct status *st, struct mirror *x, const struct conf
 	x->member_severity = w.severity;
 }
 
+/*
+ * The array rd disk d was given to, though it is in none now: the one
+ * whose UUID the md superblock on it names (md takes a member whose
+ * recovery failed out of the array: nothing in sysfs names the array
+ * then), else the one rdctl recorded when it gave it the disk
+ * (rd_record.h: a warm-up copy that failed at the disk's limit never
+ * had md write a superblock on it). NULL when neither tells.
+ */
+static char *array_left(const struct rd_disk *d)
+{
+	char *md = md_array_of_super(d->name, d->size), *uuid;
+
+	if (md || !(uuid = rd_record_uuid(d->name)))
+		return md;
+	md = md_array_with_uuid(uuid);
+	free(uuid);
+	return md;
+}
+
+/*
+ * st->left: the array each rd disk left (array_left()), for a disk that
+ * can have been failed at a memory limit: held by no one, compressed or
+ * with writes refused. The array, when not yet among st->arrays (it has
+ * no rd member any more), is added.
+ */
+static void left_arrays(struct status *st)
+{
+	st->left = xcalloc(st->ndisks ? st->ndisks : 1, sizeof(*st->left));
+	for (size_t i = 0; i < st->ndisks; i++) {
+		const struct rd_disk *d = &st->disks[i];
+		struct md_array a;
+		char *md;
+
+		if (d->nholders || (!d->compressor && d->refused_writes <= 0))
+			continue;
+		md = array_left(d);
+		if (!md)
+			continue;
+		st->left[i] = md;
+		if (find_array(st, md) >= 0 || md_array_read(md, &a) < 0)
+			continue;
+		st->arrays = xrealloc(st->arrays, st->narrays + 1, sizeof(*st->arrays));
+		st->arrays[st->narrays++] = a;
+	}
+}
+
 /* The rd disk called name ("rd0"), or NULL when there is none. */
 static const struct rd_disk *find_disk(const struct status *st, const char *name)
 {
@@ -142,6 +189,33 @@ static void ram_figures(const struct status *st, struct mirror *x)
 		x->ram_size = d->size;
 		x->ram_memory_errors = d->memory_errors;
 	}
+}
+
+/*
+ * The rd disk that hit a memory limit and is out of array a (st->left):
+ * md took it out, or never had it. x is then failed, as with a faulty
+ * member md keeps, and the finding (compressed_limit, ram_mem_limit)
+ * says why with the fix. true when there is one.
+ */
+static bool left_member(struct status *st, struct mirror *x, const struct md_array *a)
+{
+	for (size_t i = 0; i < st->ndisks; i++) {
+		const struct rd_disk *d = &st->disks[i];
+
+		if (!st->left[i] || strcmp(st->left[i], a->name) || d->refused_writes <= 0)
+			continue;
+		x->rd = xstrdup(d->name);
+		ram_figures(st, x);
+		x->state = MIRROR_FAILED;
+		x->progress = 0;
+		set_why(x, xasprintf("%s failed at its memory limit", d->name),
+			xasprintf("RAM member %s reached its memory limit (%lld write%s refused), so it is out of %s",
+				  d->name, (long long)d->refused_writes, d->refused_writes == 1 ? "" : "s", a->name),
+			xasprintf("rdctl --detach %s (md no longer uses it; its memory stays held until then), then rdctl --restore",
+				  d->name));
+		return true;
+	}
+	return false;
 }
 
 /*
@@ -221,7 +295,7 @@ static void mirror_of_array(struct status *st, struct mirror *x, const struct co
 		x->uuid = NULL;
 	}
 	if (!ram) {
-		if (warm_copy_progress(st, x))
+		if (warm_copy_progress(st, x) || left_member(st, x, a))
 			return;
 		x->state = MIRROR_MISSING;
 		x->progress = 0;
@@ -494,6 +568,7 @@ int status_collect(const char *config, struct status *st)
 		rc = fail_errno(-r, "cannot read the md arrays in %s/block: %s", sysfs_root(), strerror(-r));
 		goto fail;
 	}
+	left_arrays(st);
 	module_info_read(&st->mod);
 	st->modstate = module_state_read(st->mod.loaded);
 	restore_record_read(&st->rec);
@@ -521,7 +596,7 @@ int status_collect(const char *config, struct status *st)
 		struct warnings cw = st->w;
 
 		warnings_compute(st->arrays, st->narrays, st->disks, st->ndisks, &st->mi, &st->w);
-		mem_limit_warnings(st->arrays, st->narrays, st->disks, st->ndisks, &st->mod, &st->w);
+		mem_limit_warnings(st->arrays, st->narrays, st->disks, st->left, st->ndisks, &st->mod, &st->w);
 		module_version_finding(st);
 		mirror_findings(st);
 		mdadm_conf_findings(st);
@@ -554,6 +629,9 @@ void status_free(struct status *st)
 	warnings_free(&st->w);
 	restore_record_free(&st->rec);
 	md_arrays_free(st->arrays, st->narrays);
+	for (size_t i = 0; st->left && i < st->ndisks; i++)
+		free(st->left[i]);
+	free(st->left);
 	status_free_disks(st->disks, st->views, st->ndisks);
 	module_info_clear(&st->mod);
 	free(st->config_path);

@@ -84,6 +84,12 @@ struct status {
 	struct rd_disk *disks;
 	struct disk_view *views;
 	size_t ndisks;
+	/*
+	 * Of each disk out of the array it was given to (in none, compressed
+	 * or with writes refused): that array, named by the md superblock on
+	 * it or by rdctl's record (rd_record.h); NULL for the others.
+	 */
+	char **left;
 	struct md_array *arrays;	/* with an rd member, and the configured ones */
 	size_t narrays;
 	struct mirror *mirrors;		/* the configured ones in file order, then the others */
