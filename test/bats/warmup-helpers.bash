@@ -114,10 +114,14 @@ make_mirror() {
 }
 # fill_disks: the same random data over all of both disks, what --create
 # (which takes them as in sync: --assume-clean) then copies into RAM: a
-# block out of place cannot hide in zeros. Written past md and rd: through
-# md0 the 256 MiB took 100 s of the debug kernel's checks (KASAN, lockdep)
-fill_disks() {
-	rd-random "$(blockdev --getsize64 "/dev/$H1")" |
+# block out of place cannot hide in zeros.
+fill_disks() { fill_disks_random 4096; }
+# fill_disks_random N: the same, each 4 KiB page N random bytes and then
+# zeros (rd-random): data a compressed member keeps at 4096 / N to 1 or a
+# little less. Written past md and rd: through md0 the 256 MiB took 100 s
+# of the debug kernel's checks (KASAN, lockdep)
+fill_disks_random() {
+	rd-random "$(blockdev --getsize64 "/dev/$H1")" "$1" |
 		dd of="/dev/$H1" bs=1M iflag=fullblock oflag=direct status=none
 	dd if="/dev/$H1" of="/dev/$H2" bs=1M iflag=direct oflag=direct status=none
 }

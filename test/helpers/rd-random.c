@@ -3,7 +3,12 @@
  * rd-random: BYTES of pseudo-random data on stdout, for the VM suite's
  * test data.
  *
- *   rd-random BYTES
+ *   rd-random BYTES [RANDOM_PER_PAGE]
+ *
+ * With RANDOM_PER_PAGE, each 4 KiB page holds that many random bytes,
+ * then zeros: data a compressed RAM member keeps at about 4096 /
+ * RANDOM_PER_PAGE to 1 (2048: lz4 keeps it at 1.9 to 2:1), each page
+ * still unlike every other.
  *
  * The data must not repeat (a block copied to the wrong place, or left
  * as zeros, must never match by chance), but it need not be secret. In a
@@ -46,11 +51,11 @@ static uint64_t next(void)
 int main(int argc, char **argv)
 {
 	static uint64_t buf[1 << 14];	/* 128 KiB */
-	unsigned long long left;
+	unsigned long long left, per_page = 4096;
 	char *end;
 
-	if (argc != 2 || argv[1][0] < '0' || argv[1][0] > '9') {
-		fprintf(stderr, "usage: rd-random BYTES\n");
+	if (argc < 2 || argc > 3 || argv[1][0] < '0' || argv[1][0] > '9') {
+		fprintf(stderr, "usage: rd-random BYTES [RANDOM_PER_PAGE]\n");
 		return 2;
 	}
 	errno = 0;
@@ -58,6 +63,14 @@ int main(int argc, char **argv)
 	if (errno || *end) {
 		fprintf(stderr, "rd-random: not a byte count: %s\n", argv[1]);
 		return 2;
+	}
+	if (argc == 3) {
+		per_page = strtoull(argv[2], &end, 10);
+		if (errno || *end || argv[2][0] < '0' || argv[2][0] > '9' || per_page == 0 || per_page > 4096 ||
+		    per_page % 8) {
+			fprintf(stderr, "rd-random: not a multiple of 8 from 8 to 4096: %s\n", argv[2]);
+			return 2;
+		}
 	}
 	if (getrandom(s, sizeof(s), 0) != sizeof(s)) {
 		perror("rd-random: getrandom");
@@ -67,7 +80,7 @@ int main(int argc, char **argv)
 		size_t n = left < sizeof(buf) ? (size_t)left : sizeof(buf), off = 0;
 
 		for (size_t i = 0; i < sizeof(buf) / sizeof(buf[0]); i++)
-			buf[i] = next();
+			buf[i] = i % 512 < per_page / 8 ? next() : 0;
 		while (off < n) {
 			ssize_t w = write(STDOUT_FILENO, (char *)buf + off, n - off);
 

@@ -2,7 +2,9 @@
 /* The warnings logic, on arrays built in memory. */
 #include <stdlib.h>
 
+#include "fake_tree.h"
 #include "unit.h"
+#include "lib/util.h"
 #include "status/warnings.h"
 
 static char s_md0[] = "md0", s_raid1[] = "raid1", s_clean[] = "clean", s_rd0[] = "rd0", s_sdb[] = "sdb",
@@ -65,7 +67,7 @@ static struct meminfo mi_avail(uint64_t avail)
 	return mi;
 }
 
-void test_warnings(void)
+void test_warnings(const char *root)
 {
 	struct meminfo mi = mi_avail(8ULL << 30), nomi = { 0 };
 	struct md_member m[3];
@@ -97,6 +99,49 @@ void test_warnings(void)
 		CHECK(strstr(x->message, "fix: rdctl --restore") != NULL);
 	}
 	warnings_free(&w);
+
+	/*
+	 * right after a warm-up: md has the RAM member in sync, and the
+	 * warm-up's daemon, alive, makes the disks write-mostly again in a
+	 * moment (warmup.c): OK. Its state in the run dir, the daemon a
+	 * process named rdctl in the fake /proc (pid 4242).
+	 */
+	{
+		char *run = xasprintf("%s/run", root);
+
+		setenv("RDCTL_RUN_DIR", run, 1);
+		CHECK(fake_write(root, "proc/4242/comm", "rdctl\n") == 0);
+		CHECK(fake_write(root, "proc/4243/comm", "bash\n") == 0);
+		CHECK(fake_write(root, "run/warmup-md0.state",
+				 "pid 4242\nrd rd0\ndone 100\ntotal 100\nstarted 1\nphase recover\n") == 0);
+		warnings_compute(&a, 1, NULL, 0, &mi, &w);
+		CHECK_U64(w.n, 1);
+		x = find(&w, "not_write_mostly");
+		CHECK(x != NULL && x->severity == SEV_OK);
+		CHECK_STR(x ? x->device : NULL, "sdc");
+		CHECK(x != NULL && strstr(x->message, "sdc is not write-mostly yet") != NULL &&
+		      strstr(x->message, "warm-up is finishing") != NULL);
+		CHECK(warnings_worst(&w) == SEV_OK);
+		warnings_free(&w);
+		/* a daemon that died (its pid now another program's): WARNING */
+		CHECK(fake_write(root, "run/warmup-md0.state",
+				 "pid 4243\nrd rd0\ndone 100\ntotal 100\nstarted 1\nphase recover\n") == 0);
+		warnings_compute(&a, 1, NULL, 0, &mi, &w);
+		x = find(&w, "not_write_mostly");
+		CHECK(x != NULL && x->severity == SEV_WARNING &&
+		      strstr(x->message, "fix: rdctl --restore") != NULL);
+		CHECK(warnings_worst(&w) == SEV_WARNING);
+		warnings_free(&w);
+		/* a live warm-up of another disk is not this RAM member's: WARNING */
+		CHECK(fake_write(root, "run/warmup-md0.state",
+				 "pid 4242\nrd rd1\ndone 1\ntotal 100\nstarted 1\nphase copy\n") == 0);
+		warnings_compute(&a, 1, NULL, 0, &mi, &w);
+		x = find(&w, "not_write_mostly");
+		CHECK(x != NULL && x->severity == SEV_WARNING);
+		warnings_free(&w);
+		unsetenv("RDCTL_RUN_DIR");
+		free(run);
+	}
 
 	/* only one persistent member */
 	a = arr(m, 2, s_idle, 0);

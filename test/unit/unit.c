@@ -25,7 +25,7 @@ int main(void)
 	test_size();
 	test_list_table();
 	test_sysfs(root);
-	test_warnings();
+	test_warnings(root);
 	test_json(root);
 	test_config();
 	test_member_size(root);

@@ -42,7 +42,7 @@ extern int unit_passed, unit_failed;
 void test_size(void);
 void test_list_table(void);
 void test_sysfs(const char *root);
-void test_warnings(void);
+void test_warnings(const char *root);
 void test_json(const char *root);
 void test_config(void);
 void test_member_size(const char *root);

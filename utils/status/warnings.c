@@ -8,6 +8,7 @@
 #include "lib/util.h"
 #include "status/kernel_bugs.h"
 #include "status/view.h"
+#include "status/warm_state.h"
 
 void warnings_add(struct warnings *w, enum severity sev, const char *code, const char *array,
 		  const char *device, char *message)
@@ -73,6 +74,42 @@ static char *sync_words(const struct md_array *a)
 	free(eta);
 	free(rate);
 	return s;
+}
+
+/*
+ * A warm-up's daemon that is alive for ram: it took write-mostly off the
+ * disks before its copy (reads spread over them) and turns it on again a
+ * moment after md has the member in sync (warmup.c, await_in_sync()).
+ */
+static bool warm_up_finishing(const struct md_array *a, const struct md_member *ram)
+{
+	struct warmup wu;
+	bool alive;
+
+	if (warmup_read(a->name, &wu) < 0)
+		return false;
+	alive = wu.alive && wu.rd && !strcmp(wu.rd, ram->name);
+	warmup_clear(&wu);
+	return alive;
+}
+
+/*
+ * A persistent member that is not write-mostly while the RAM member is in
+ * sync: reads may go to the disk. OK while the warm-up's daemon of the
+ * RAM member is alive, which makes the disks write-mostly again itself;
+ * WARNING otherwise (it died, or someone turned write-mostly off).
+ */
+static void write_mostly_warning(const struct md_array *a, const struct md_member *ram, const struct md_member *m,
+				 struct warnings *w)
+{
+	if (warm_up_finishing(a, ram))
+		warnings_add(w, SEV_OK, "not_write_mostly", a->name, m->name,
+			     xasprintf("%s: persistent member %s is not write-mostly yet: RAM member %s is in sync and its warm-up is finishing (it makes the disks write-mostly again in a moment)",
+				       a->name, m->name, ram->name));
+	else
+		warnings_add(w, SEV_WARNING, "not_write_mostly", a->name, m->name,
+			     xasprintf("%s: persistent member %s is not write-mostly: reads may go to the disk; fix: rdctl --restore (it makes every disk of the array write-mostly)",
+				       a->name, m->name));
 }
 
 static void bad_block_warnings(const struct md_array *a, size_t persistent, struct warnings *w)
@@ -147,9 +184,7 @@ static void array_warnings(const struct md_array *a, struct warnings *w)
 					       a->name, m->name));
 		/* (until the RAM member is in sync, reads spread over the disks: warmup.c) */
 		if (!m->write_mostly && ram && ram->in_sync)
-			warnings_add(w, SEV_WARNING, "not_write_mostly", a->name, m->name,
-				     xasprintf("%s: persistent member %s is not write-mostly: reads may go to the disk; fix: rdctl --restore (it makes every disk of the array write-mostly)",
-					       a->name, m->name));
+			write_mostly_warning(a, ram, m, w);
 	}
 	if (persistent == 0)
 		warnings_add(w, SEV_CRITICAL, "no_persistent", a->name, NULL,

@@ -42,6 +42,10 @@ struct warnings {
  *     ram_not_in_sync    the RAM member is rebuilding (faulty: WARNING)
  *     degraded           degraded by the RAM slot only (beyond it: WARNING,
  *                        a persistent member is missing)
+ *     not_write_mostly   a persistent member is not write-mostly while the
+ *                        RAM member is in sync, and the RAM member's warm-up
+ *                        daemon is alive: it makes the disks write-mostly
+ *                        again in a moment (warm_state.h; dead: WARNING)
  *   OK, always:
  *     ram_reads_uncounted  a RAM member keeps no I/O statistics (its reads,
  *                        and so the RAM read share, count 0)
