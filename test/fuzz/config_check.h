@@ -81,18 +81,19 @@ static inline void config_check(const struct config *c, const char *buf, size_t 
 		FUZZ_CHECK(!strchr(e->message, '\n'), "line %d: message of more than one line: %s",
 			   e->line, e->message);
 	}
-	/* every line: blank, or a mirror, or an error, or the reserve setting;
-	 * never two of these */
+	/* every line: blank, or a mirror, or an error, or a setting (reserve,
+	 * recovery_speed); never two of these */
 	for (int l = 1; l <= nlines; l++) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		bool is_m = iv < c->n && c->v[iv].line == l, is_e = ie < c->nerrs && c->errs[ie].line == l;
-		bool is_s = c->reserve_line == l;
+		bool is_s = c->reserve_line == l || c->speed_line == l;
 
 		iv += is_m;
 		ie += is_e;
 		FUZZ_CHECK(!(is_m && is_e), "line %d is a mirror and an error", l);
-		FUZZ_CHECK(!is_s || (!is_m && !is_e), "line %d is the reserve setting and a mirror or an error", l);
+		FUZZ_CHECK(!is_s || (!is_m && !is_e), "line %d is a setting and a mirror or an error", l);
+		FUZZ_CHECK(!c->reserve_line || c->reserve_line != c->speed_line, "line %d sets both reserve and recovery_speed", l);
 		if (memchr(p, '\0', n))
 			FUZZ_CHECK(is_e, "line %d holds a NUL byte but is no error", l);
 		else if (config_line_blank(p, n))
