@@ -81,6 +81,8 @@ static inline void config_check(const struct config *c, const char *buf, size_t 
 		FUZZ_CHECK(!strchr(e->message, '\n'), "line %d: message of more than one line: %s",
 			   e->line, e->message);
 	}
+	FUZZ_CHECK(!c->reserve_line || c->reserve_line != c->speed_line,
+		   "line %d sets both reserve and recovery_speed", c->reserve_line);
 	/* every line: blank, or a mirror, or an error, or a setting (reserve,
 	 * recovery_speed); never two of these */
 	for (int l = 1; l <= nlines; l++) {
@@ -93,7 +95,6 @@ static inline void config_check(const struct config *c, const char *buf, size_t 
 		ie += is_e;
 		FUZZ_CHECK(!(is_m && is_e), "line %d is a mirror and an error", l);
 		FUZZ_CHECK(!is_s || (!is_m && !is_e), "line %d is a setting and a mirror or an error", l);
-		FUZZ_CHECK(!c->reserve_line || c->reserve_line != c->speed_line, "line %d sets both reserve and recovery_speed", l);
 		if (memchr(p, '\0', n))
 			FUZZ_CHECK(is_e, "line %d holds a NUL byte but is no error", l);
 		else if (config_line_blank(p, n))
