@@ -54,6 +54,11 @@ rd_common_setup() {
 	set +T
 	RD_LOG_MARK="rdtest: start of test $BATS_SUITE_TEST_NUMBER ($RANDOM$RANDOM)"
 	echo "$RD_LOG_MARK" >/dev/kmsg
+	# for test/vm/watchdog's report, should the test hang
+	if [[ -n "${RD_CURRENT_TEST:-}" ]]; then
+		printf '%s %s: %s\n' "${BATS_TEST_FILENAME##*/}" "$BATS_SUITE_TEST_NUMBER" \
+			"$BATS_TEST_DESCRIPTION" >"$RD_CURRENT_TEST" || true
+	fi
 	rd_hdd_writes RD_HDD_WRITES
 	T=$BATS_TEST_TMPDIR
 	# warm-start records (utils/mirror/warm_record.h): the test's, not the host's
