@@ -220,6 +220,28 @@ boot_tree
 printf 'md0 auto\n' >"$conf"
 bounded "wait without --timeout" 124 3 --restore --wait --config "$conf"
 expect_slower "wait without --timeout: waited" 3
+# ... but not for a recovery md never runs: sync_action back to idle,
+# rd3 still out of sync (the stall bound, 60 s, 2 s here)
+boot_tree
+printf 'md0 auto\n' >"$conf"
+( once_added && put "$broot/sys/block/md0/md/sync_action" idle ) &
+RDCTL_TEST_STALL_SECONDS=2 bounded "wait on a stalled recovery" 1 15 --restore --wait --config "$conf"
+wait
+expect_err_has "wait on a stalled recovery" "md0: md has left rd3 out of sync in md0 for 2 s with no recovery running (sync_action idle, array_state clean)"
+expect_faster "wait on a stalled recovery: bounded" 6
+# frozen the same; a recovery that runs meanwhile starts the bound again:
+# the wait ends 2 s after the second freeze, not at once
+boot_tree
+printf 'md0 auto\n' >"$conf"
+( once_added && put "$broot/sys/block/md0/md/sync_action" frozen && sleep 1.5 &&
+	put "$broot/sys/block/md0/md/sync_action" recover && sleep 3 &&
+	put "$broot/sys/block/md0/md/sync_action" frozen && echo "${EPOCHREALTIME/./}" >"$tmp/refrozen" ) &
+RDCTL_TEST_STALL_SECONDS=2 bounded "wait on a frozen recovery" 1 15 --restore --wait --config "$conf"
+ended=${EPOCHREALTIME/./}
+wait
+expect_err_has "wait on a frozen recovery" "for 2 s with no recovery running (sync_action frozen,"
+if [ $((ended - $(cat "$tmp/refrozen"))) -ge 1500000 ]; then pass
+else fail "wait on a frozen recovery: ended $((ended - $(cat "$tmp/refrozen"))) us after the second freeze, want >= 1.5 s"; fi
 
 # --- the lock is let go before the wait for a sync: others need not wait ------
 boot_tree

@@ -437,9 +437,29 @@ static char *sync_where(const struct md_array *a, const char *act)
 	return s;
 }
 
+/*
+ * How long md may leave a member out of sync with no sync running before
+ * a wait gives up: md starts a recovery within a second of an add; one
+ * that has not begun in a minute waits for something no wait brings (the
+ * sync frozen by hand, a read-only array, an error). Without this bound
+ * `--wait` with no `--timeout` would wait for ever, saying nothing.
+ */
+#define MD_STALL_SECONDS	60
+
+static unsigned stall_seconds(void)
+{
+	const char *s = seam("RDCTL_TEST_STALL_SECONDS");
+	uint64_t v;
+
+	if (s && parse_u64(s, &v) && v >= 1 && v <= 3600)
+		return (unsigned)v;
+	return MD_STALL_SECONDS;
+}
+
 int md_wait_in_sync(const char *mdname, const char *member, bool progress, unsigned timeout, char **msg)
 {
-	double start = mono_now();
+	double start = mono_now(), idle_since = 0;
+	unsigned stall = stall_seconds();
 	bool shown = false;
 	int rc = 0;
 
@@ -473,6 +493,18 @@ int md_wait_in_sync(const char *mdname, const char *member, bool progress, unsig
 		}
 		if (m->in_sync && !md_sync_running(&a)) {
 			md_array_clear(&a);
+			break;
+		}
+		if (md_sync_running(&a) || m->in_sync) {
+			idle_since = 0;
+		} else if (!idle_since) {
+			idle_since = mono_now();
+		} else if (mono_now() - idle_since >= stall) {
+			*msg = xasprintf("md has left %s out of sync in %s for %u s with no recovery running (sync_action %s, array_state %s): see dmesg and %s's md/sync_action",
+					 member, mdname, stall, a.sync_action ? a.sync_action : "unknown",
+					 a.array_state ? a.array_state : "unknown", mdname);
+			md_array_clear(&a);
+			rc = -EIO;
 			break;
 		}
 		act = !a.sync_action || !strcmp(a.sync_action, "recover") ? "recovery" : a.sync_action;

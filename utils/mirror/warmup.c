@@ -178,7 +178,7 @@ out:
 	return r;
 }
 
-int warmup_wait(const char *mdname, double deadline, bool progress)
+int warmup_wait(const char *mdname, double deadline, bool progress, bool copy_only)
 {
 	bool shown = false;
 	int r = 0;
@@ -188,7 +188,7 @@ int warmup_wait(const char *mdname, double deadline, bool progress)
 
 		if (warmup_read(mdname, &w) < 0)
 			break;
-		if (!w.alive) {
+		if (!w.alive || (copy_only && w.recovering)) {
 			warmup_clear(&w);
 			break;
 		}
@@ -212,12 +212,17 @@ int warmup_wait(const char *mdname, double deadline, bool progress)
 int warmup_wait_in_sync(const char *mdname, const char *rd, unsigned timeout, char **msg)
 {
 	unsigned left = timeout;
-	double start = mono_now();
+	double start = mono_now(), last;
 	char *why;
 	int r;
 
 	*msg = NULL;
-	if (warmup_wait(mdname, timeout ? start + timeout : 0, isatty(2) == 1) < 0) {
+	/*
+	 * The copy, then md's recovery of what was written meanwhile (which
+	 * md_wait_in_sync() bounds when md leaves it undone), then the
+	 * daemon's last step: the disks write-mostly again, a moment after.
+	 */
+	if (warmup_wait(mdname, timeout ? start + timeout : 0, isatty(2) == 1, true) < 0) {
 		*msg = xasprintf("the warm-up copy of %s did not finish within %u s", mdname, timeout);
 		return -ETIMEDOUT;
 	}
@@ -227,6 +232,15 @@ int warmup_wait_in_sync(const char *mdname, const char *rd, unsigned timeout, ch
 		left = spent >= timeout ? 1 : timeout - (unsigned)spent;
 	}
 	r = md_wait_in_sync(mdname, rd, isatty(2) == 1, left, msg);
+	/* (the daemon gives up on the lock after LOCK_TRIES s by itself) */
+	last = timeout ? start + timeout : 0;
+	if (last && last < mono_now() + 1)
+		last = mono_now() + 1;
+	if (!r && warmup_wait(mdname, last, false, false) < 0) {
+		*msg = xasprintf("%s is in sync in %s, but its warm-up had not made the disks write-mostly again after %u s",
+				 rd, mdname, timeout);
+		return -ETIMEDOUT;
+	}
 	/*
 	 * md says only that the member is gone or failed (or the warm-up
 	 * never got it in): a compressed one's limit says why

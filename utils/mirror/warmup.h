@@ -73,11 +73,12 @@ int warmup_cancel(const char *mdname, char **why);
 
 
 /*
- * Wait until the warm-up of mdname is over (its daemon gone), at most
+ * Wait until the warm-up of mdname is over (its daemon gone), or when
+ * copy_only until its copy is (md recovers the rest meanwhile), at most
  * until mono_now() reaches deadline (0: no bound), with progress on
  * stderr when progress. 0, or -ETIMEDOUT.
  */
-int warmup_wait(const char *mdname, double deadline, bool progress);
+int warmup_wait(const char *mdname, double deadline, bool progress, bool copy_only);
 
 /*
  * --wait for a RAM member rd of mdname that may be warming up: the copy
