@@ -207,8 +207,11 @@ teardown() { rd_common_teardown; }
 	local mon i
 	rd_add $((8 * MiB))
 	udev_settle
-	udevadm monitor --kernel --subsystem-match=block >"$T/uevents" 2>&1 &
+	# (bats' fd 3 closed, and the teardown's to stop should a check
+	# below fail: a monitor left running would hold bats' output open)
+	udevadm monitor --kernel --subsystem-match=block >"$T/uevents" 2>&1 3>&- &
 	mon=$!
+	RD_WATCHER=$mon
 	for ((i = 0; i < 100; i++)); do
 		grep -q 'KERNEL - the kernel uevent' "$T/uevents" && break
 		sleep 0.05
@@ -221,6 +224,7 @@ teardown() { rd_common_teardown; }
 	done
 	kill "$mon"
 	wait "$mon" || true
+	RD_WATCHER=
 	cat "$T/uevents"
 	grep -qE '^KERNEL\[[0-9.]+\] +change +/devices/virtual/block/rd0 \(block\)' "$T/uevents"
 }

@@ -286,6 +286,8 @@ settled() {
 		k=0
 		while :; do
 			k=$((k + 1))
+			# a verb has fewer steps: a stop that fires for ever fails
+			[ "$k" -le 40 ]
 			rd_cleanup
 			wipefs -qa "/dev/$H1" "/dev/$H2" >/dev/null 2>&1 || true
 			: >"$CONF"
@@ -322,6 +324,7 @@ settled() {
 	k=0
 	while :; do
 		k=$((k + 1))
+		[ "$k" -le 40 ]
 		rd_cleanup
 		wipefs -qa "/dev/$H1" "/dev/$H2" >/dev/null 2>&1 || true
 		: >"$CONF"
